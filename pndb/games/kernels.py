@@ -1,0 +1,198 @@
+"""Numba kernels for placement games on at most 64 cells.
+
+A position is two uint64 bitboards: ``a`` (first player's stones) and ``b`` (second
+player's stones); bit i is cell i (row-major on the game's bounding grid). Every rule
+difference between games is data in a :class:`Tables` tuple built by ``pndb.games.spec``,
+so one compiled set of kernels serves every placement game.
+"""
+
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+ONGOING = 0
+FIRST_WON = 1
+SECOND_WON = 2
+DRAW = 3
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+BYTE = np.uint64(255)
+NO_SYMMETRY = -1
+
+Tables = namedtuple(
+    "Tables",
+    [
+        "cell_mask",  # uint64[1]: the playable cells
+        "win_masks",  # uint64[n]: every (minimal) win pattern
+        "masks_by_cell",  # uint64[64, k]: win patterns through each cell, zero-padded
+        "mask_counts",  # int64[64]: how many rows of masks_by_cell are used
+        "sym_bytes",  # uint64[nsym, 8, 256]: image of byte j with value v under symmetry s
+        "first_forbidden",  # uint64[1]: cells the first stone of the game may not take
+        "disc_cap",  # int64[1]: the game is drawn once this many stones are down
+        "gravity",  # int64[1]: 1 when a stone drops to the lowest empty cell of a column
+        "columns",  # int64[w, h]: cells of each column from the bottom up (-1 padded)
+        "order",  # int64[ncells]: playable cells, best first (static move ordering)
+    ],
+)
+
+
+@nb.njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@nb.njit(cache=True)
+def first_to_move(a, b):
+    """True when the first player is to move (equal stone counts)."""
+    return popcount(a) == popcount(b)
+
+
+@nb.njit(cache=True)
+def permute(x, sym_bytes, s):
+    """Image of bitboard x under symmetry s, eight table lookups."""
+    r = ZERO
+    for j in range(8):
+        r |= sym_bytes[s, j, (x >> np.uint64(8 * j)) & BYTE]
+    return r
+
+
+@nb.njit(cache=True)
+def canonical(a, b, sym_bytes):
+    """(key_a, key_b, s): the smallest (a, b) image over the group and the symmetry giving it."""
+    best_a = a
+    best_b = b
+    best_s = 0
+    for s in range(1, sym_bytes.shape[0]):
+        pa = permute(a, sym_bytes, s)
+        if pa > best_a:
+            continue
+        pb = permute(b, sym_bytes, s)
+        if pa < best_a or pb < best_b:
+            best_a = pa
+            best_b = pb
+            best_s = s
+    return best_a, best_b, best_s
+
+
+@nb.njit(cache=True)
+def wins_with(bits, cell, masks_by_cell, mask_counts):
+    """True when ``bits`` (which holds ``cell``) completes a win pattern through ``cell``."""
+    for j in range(mask_counts[cell]):
+        m = masks_by_cell[cell, j]
+        if bits & m == m:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def has_win(bits, win_masks):
+    """True when ``bits`` completes any win pattern."""
+    for m in win_masks:
+        if bits & m == m:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def legal_mask(a, b, t):
+    """Bitboard of the cells the player to move may take (ignores whether the game is over)."""
+    occupied = a | b
+    if t.gravity[0]:
+        legal = ZERO
+        for c in range(t.columns.shape[0]):
+            for r in range(t.columns.shape[1]):
+                cell = t.columns[c, r]
+                if cell < 0:
+                    break
+                bit = ONE << np.uint64(cell)
+                if occupied & bit == ZERO:
+                    legal |= bit
+                    break
+    else:
+        legal = t.cell_mask[0] & ~occupied
+    if occupied == ZERO:
+        legal &= ~t.first_forbidden[0]
+    return legal
+
+
+@nb.njit(cache=True)
+def status(a, b, t):
+    """ONGOING, FIRST_WON, SECOND_WON or DRAW for any position (checks every pattern)."""
+    if has_win(a, t.win_masks):
+        return FIRST_WON
+    if has_win(b, t.win_masks):
+        return SECOND_WON
+    if popcount(a | b) >= t.disc_cap[0] or legal_mask(a, b, t) == ZERO:
+        return DRAW
+    return ONGOING
+
+
+@nb.njit(cache=True)
+def status_after(a, b, cell, t):
+    """Status of (a, b) given that the last stone went on ``cell`` and the game was on before."""
+    if first_to_move(a, b):  # the second player just moved
+        if wins_with(b, cell, t.masks_by_cell, t.mask_counts):
+            return SECOND_WON
+    elif wins_with(a, cell, t.masks_by_cell, t.mask_counts):
+        return FIRST_WON
+    if popcount(a | b) >= t.disc_cap[0] or legal_mask(a, b, t) == ZERO:
+        return DRAW
+    return ONGOING
+
+
+@nb.njit(cache=True)
+def play(a, b, cell):
+    """The position after the player to move puts a stone on ``cell``."""
+    bit = ONE << np.uint64(cell)
+    if first_to_move(a, b):
+        return a | bit, b
+    return a, b | bit
+
+
+@nb.njit(cache=True)
+def children(a, b, t, reduce_symmetry):
+    """Every child of an ongoing position in move order, in one call.
+
+    Returns (n, moves, child_a, child_b, key_a, key_b, child_status); only the first n
+    entries are used. With ``reduce_symmetry`` children that are symmetric images of an
+    earlier child are left out (they have the same value), and keys are canonical;
+    without it keys are the children themselves.
+    """
+    moves = np.empty(64, np.int64)
+    ca = np.empty(64, np.uint64)
+    cb = np.empty(64, np.uint64)
+    ka = np.empty(64, np.uint64)
+    kb = np.empty(64, np.uint64)
+    st = np.empty(64, np.int64)
+    legal = legal_mask(a, b, t)
+    n = 0
+    for i in range(t.order.shape[0]):
+        cell = t.order[i]
+        if legal & (ONE << np.uint64(cell)) == ZERO:
+            continue
+        na, nb_ = play(a, b, cell)
+        if reduce_symmetry:
+            xa, xb, _ = canonical(na, nb_, t.sym_bytes)
+            duplicate = False
+            for j in range(n):
+                if ka[j] == xa and kb[j] == xb:
+                    duplicate = True
+                    break
+            if duplicate:
+                continue
+        else:
+            xa, xb = na, nb_
+        moves[n] = cell
+        ca[n] = na
+        cb[n] = nb_
+        ka[n] = xa
+        kb[n] = xb
+        st[n] = status_after(na, nb_, cell, t)
+        n += 1
+    return n, moves, ca, cb, ka, kb, st

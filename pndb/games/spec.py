@@ -1,0 +1,483 @@
+"""Game specs: the rules of every placement game as data (docs/game-format.md).
+
+A :class:`Game` holds the rules in plain Python (cells, win patterns, symmetries, ...) and
+the same rules as numba :class:`~pndb.games.kernels.Tables`. ``load_game`` turns a spec
+string such as ``qango6:castle`` or ``file:my.json`` into a Game.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pndb.games.kernels import Tables
+
+
+class GameError(ValueError):
+    """A game spec or rules file that cannot be used; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Game:
+    spec: str  # canonical spec string, e.g. "mnk:3,3,3" or "qango6:castle"
+    width: int
+    height: int
+    cells: tuple  # playable cells (grid indices), ascending
+    patterns: tuple  # minimal win patterns, each a sorted tuple of cells
+    symmetries: tuple  # cell permutations of the grid (perm[i] = image of cell i); [0] is identity
+    first_move_forbidden: tuple = ()  # cells the first stone of the game may not take
+    disc_cap: int = 0  # the game is drawn once this many stones are down (0: board full)
+    gravity: bool = False
+    order: tuple = ()  # playable cells, best first
+    title: str = ""
+    raw_pattern_count: int = 0  # win patterns as listed by the rules, before dropping redundant ones
+    tables: Tables = field(default=None, compare=False, repr=False)
+
+    @property
+    def ncells(self):
+        return len(self.cells)
+
+    @property
+    def cap(self):
+        """Stones after which the game is a draw."""
+        return self.disc_cap or self.ncells
+
+    def rules_data(self):
+        """The rules as JSON-ready data (the game-file format, symmetries listed)."""
+        data = {
+            "name": self.spec,
+            "width": self.width,
+            "height": self.height,
+            "cells": list(self.cells),
+            "win_patterns": [list(p) for p in self.patterns],
+            "symmetries": [list(s) for s in self.symmetries],
+            "first_move_forbidden": list(self.first_move_forbidden),
+            "disc_cap": self.disc_cap or None,
+            "gravity": self.gravity,
+            "move_order": list(self.order),
+        }
+        return data
+
+    def db_name(self):
+        """The spec as a file name: ``qango6:castle`` -> ``qango6-castle``."""
+        if self.spec.startswith("file:"):
+            return "file-" + Path(self.spec[5:]).stem
+        return self.spec.replace(":", "-").replace(",", "-")
+
+
+# ---------------------------------------------------------------- geometry helpers
+
+
+def lines(width, height, k):
+    """Every k consecutive cells in a row, column or diagonal of a width x height grid."""
+    out = []
+    for r in range(height):
+        for c in range(width):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                rr, cc = r + dr * (k - 1), c + dc * (k - 1)
+                if 0 <= rr < height and 0 <= cc < width:
+                    out.append(tuple((r + dr * i) * width + c + dc * i for i in range(k)))
+    return out
+
+
+def squares(width, height):
+    """Every 2x2 square."""
+    return [
+        (r * width + c, r * width + c + 1, (r + 1) * width + c, (r + 1) * width + c + 1)
+        for r in range(height - 1)
+        for c in range(width - 1)
+    ]
+
+
+def grid_symmetries(width, height):
+    """The symmetries of the grid's rectangle (4) or square (8) as cell permutations."""
+    maps = [
+        lambda r, c: (r, c),
+        lambda r, c: (r, width - 1 - c),
+        lambda r, c: (height - 1 - r, c),
+        lambda r, c: (height - 1 - r, width - 1 - c),
+    ]
+    if width == height:
+        maps += [
+            lambda r, c: (c, r),
+            lambda r, c: (width - 1 - c, height - 1 - r),
+            lambda r, c: (c, height - 1 - r),
+            lambda r, c: (width - 1 - c, r),
+        ]
+    perms = []
+    for f in maps:
+        perm = []
+        for i in range(width * height):
+            r, c = f(i // width, i % width)
+            perm.append(r * width + c)
+        perms.append(tuple(perm))
+    return perms
+
+
+def minimal_patterns(patterns):
+    """Drop duplicates and every pattern that contains another one (it can never win first)."""
+    unique = sorted({tuple(sorted(p)) for p in patterns}, key=lambda p: (len(p), p))
+    kept = []
+    for p in unique:
+        ps = set(p)
+        if not any(set(q) <= ps for q in kept):
+            kept.append(p)
+    return sorted(kept)
+
+
+def centre_order(width, height, cells):
+    """Cells sorted centre first (squared distance to the centre), ties by index."""
+    cr, cc = (height - 1) / 2, (width - 1) / 2
+    return tuple(sorted(cells, key=lambda i: ((i // width - cr) ** 2 + (i % width - cc) ** 2, i)))
+
+
+def gravity_columns(width, height, cells):
+    """Each column's playable cells from the bottom (last row) up."""
+    cellset = set(cells)
+    return [[r * width + c for r in range(height - 1, -1, -1) if r * width + c in cellset] for c in range(width)]
+
+
+def preserves(perm, cells, patterns, forbidden, gravity, width, height):
+    """True when ``perm`` maps every rule of the game onto itself."""
+    cellset = set(cells)
+    if {perm[i] for i in cells} != cellset:
+        return False
+    if {perm[i] for i in forbidden} != set(forbidden):
+        return False
+    patset = {frozenset(p) for p in patterns}
+    if {frozenset(perm[i] for i in p) for p in patterns} != patset:
+        return False
+    if gravity:
+        cols = [tuple(col) for col in gravity_columns(width, height, cells)]
+        if {tuple(perm[i] for i in col) for col in cols} != set(cols):
+            return False
+    return True
+
+
+def check_group(perms, ngrid):
+    """Raise GameError unless perms are permutations of the grid that form a group."""
+    identity = tuple(range(ngrid))
+    group = set(perms)
+    if identity not in group:
+        raise GameError("symmetries must include the identity permutation")
+    for p in perms:
+        if len(p) != ngrid or sorted(p) != list(range(ngrid)):
+            raise GameError(f"a symmetry is not a permutation of the {ngrid} grid cells")
+    for p in perms:
+        for q in perms:
+            if tuple(p[q[i]] for i in range(ngrid)) not in group:
+                raise GameError("symmetries are not closed under composition (not a group)")
+
+
+# ---------------------------------------------------------------- building a Game
+
+
+def build_game(
+    spec,
+    width,
+    height,
+    patterns,
+    cells=None,
+    symmetries="auto",
+    first_move_forbidden=(),
+    disc_cap=0,
+    gravity=False,
+    order=None,
+    title="",
+):
+    """Validate the rules, find symmetries if asked, and compile the numba tables."""
+    ngrid = width * height
+    if width < 1 or height < 1 or ngrid > 64:
+        raise GameError(f"board {width}x{height} must have between 1 and 64 cells")
+    cells = tuple(sorted(set(range(ngrid) if cells is None else cells)))
+    if not cells or any(not 0 <= c < ngrid for c in cells):
+        raise GameError(f"cells must be grid indices 0..{ngrid - 1}")
+    cellset = set(cells)
+    raw = [tuple(p) for p in patterns]
+    if not raw:
+        raise GameError("a game needs at least one win pattern")
+    for p in raw:
+        if not p or any(c not in cellset for c in p):
+            raise GameError(f"win pattern {list(p)} uses a cell that is not on the board")
+    pats = minimal_patterns(raw)
+    forbidden = tuple(sorted(set(first_move_forbidden)))
+    if any(c not in cellset for c in forbidden):
+        raise GameError("first_move_forbidden names a cell that is not on the board")
+    if set(forbidden) >= cellset:
+        raise GameError("first_move_forbidden leaves no legal first move")
+    disc_cap = int(disc_cap or 0)
+    if disc_cap < 0 or disc_cap > len(cells):
+        raise GameError(f"disc_cap must be between 1 and {len(cells)}")
+    if disc_cap == len(cells):
+        disc_cap = 0
+    if symmetries == "auto":
+        syms = [
+            p
+            for p in grid_symmetries(width, height)
+            if preserves(p, cells, pats, forbidden, gravity, width, height)
+        ]
+    else:
+        syms = [tuple(int(x) for x in p) for p in symmetries]
+        check_group(syms, ngrid)
+        for p in syms:
+            if not preserves(p, cells, pats, forbidden, gravity, width, height):
+                raise GameError("a listed symmetry does not map the rules onto themselves")
+    identity = tuple(range(ngrid))
+    syms = [identity] + sorted(set(syms) - {identity})
+    if order is None:
+        order = centre_order(width, height, cells)
+    else:
+        order = tuple(int(c) for c in order)
+        if sorted(order) != list(cells):
+            raise GameError("move_order must list every playable cell once")
+    game = Game(
+        spec=spec,
+        width=width,
+        height=height,
+        cells=cells,
+        patterns=tuple(pats),
+        symmetries=tuple(syms),
+        first_move_forbidden=forbidden,
+        disc_cap=disc_cap,
+        gravity=bool(gravity),
+        order=tuple(order),
+        title=title,
+        raw_pattern_count=len(raw),
+    )
+    object.__setattr__(game, "tables", make_tables(game))
+    return game
+
+
+def bits(cells):
+    m = 0
+    for c in cells:
+        m |= 1 << c
+    return m
+
+
+def make_tables(game):
+    """The numba Tables of a game."""
+    u64 = np.uint64
+    win_masks = np.array([bits(p) for p in game.patterns], dtype=u64)
+    by_cell = [[bits(p) for p in game.patterns if c in p] for c in range(64)]
+    k = max(1, max(len(x) for x in by_cell))
+    masks_by_cell = np.zeros((64, k), dtype=u64)
+    for c, ms in enumerate(by_cell):
+        masks_by_cell[c, : len(ms)] = ms
+    mask_counts = np.array([len(x) for x in by_cell], dtype=np.int64)
+    sym_bytes = np.zeros((len(game.symmetries), 8, 256), dtype=u64)
+    for s, perm in enumerate(game.symmetries):
+        for j in range(8):
+            for v in range(256):
+                img = 0
+                for bit in range(8):
+                    cell = 8 * j + bit
+                    if v >> bit & 1 and cell < len(perm):
+                        img |= 1 << perm[cell]
+                sym_bytes[s, j, v] = img
+    cols = gravity_columns(game.width, game.height, game.cells) if game.gravity else [[]]
+    columns = -np.ones((len(cols), max(1, game.height)), dtype=np.int64)
+    for c, col in enumerate(cols):
+        columns[c, : len(col)] = col
+    return Tables(
+        cell_mask=np.array([bits(game.cells)], dtype=u64),
+        win_masks=win_masks,
+        masks_by_cell=masks_by_cell,
+        mask_counts=mask_counts,
+        sym_bytes=sym_bytes,
+        first_forbidden=np.array([bits(game.first_move_forbidden)], dtype=u64),
+        disc_cap=np.array([game.cap], dtype=np.int64),
+        gravity=np.array([1 if game.gravity else 0], dtype=np.int64),
+        columns=columns,
+        order=np.array(game.order, dtype=np.int64),
+    )
+
+
+# ---------------------------------------------------------------- the built-in games
+
+QANGO6_AREAS = [
+    (0, 1, 6), (4, 5, 11), (24, 30, 31), (29, 34, 35),
+    (2, 7, 12), (3, 10, 17), (18, 25, 32), (23, 28, 33),
+    (8, 13, 14), (9, 15, 16), (19, 20, 26), (21, 22, 27),
+]  # fmt: skip
+QANGO7_AREAS = [
+    (0, 1, 7), (5, 6, 13), (35, 42, 43), (41, 47, 48),
+    (2, 8, 14), (4, 12, 20), (28, 36, 44), (34, 40, 46),
+    (3, 9, 10), (11, 18, 19), (15, 21, 22), (16, 17, 23),
+    (25, 31, 32), (26, 27, 33), (29, 30, 37), (38, 39, 45),
+]  # fmt: skip
+QANGO6_CASTLE = (7, 10, 14, 15, 20, 21, 25, 28)
+QANGO6_INNER = (7, 8, 9, 10, 13, 14, 15, 16, 19, 20, 21, 22, 25, 26, 27, 28)
+QANGO7PLUS_REMOVED = (0, 1, 7, 5, 6, 13, 35, 42, 43, 41, 47, 48)
+QANGO7PLUS_TOURNAMENT = (11, 19, 29, 37)  # e2, f3, b5, c6
+
+
+def qango_patterns(n, areas):
+    return lines(n, n, 5) + squares(n, n) + list(areas)
+
+
+def parse_ints(text, count, spec):
+    try:
+        vals = [int(x) for x in text.replace("x", ",").split(",")]
+    except ValueError:
+        vals = []
+    if len(vals) != count or min(vals) < 1:
+        raise GameError(f"malformed game spec '{spec}'")
+    return vals
+
+
+def mnk(m, n, k, spec):
+    if k > max(m, n):
+        raise GameError(f"{spec}: K={k} does not fit on a {m}x{n} board")
+    if m * n > 64:
+        raise GameError(f"{spec}: M*N must be at most 64")
+    if m > 26:
+        raise GameError(f"{spec}: at most 26 columns (a..z)")
+    return build_game(spec, m, n, lines(m, n, k), title=f"{m},{n},{k}-game")
+
+
+def qango6(variant, spec):
+    forbidden = {"": (), "castle": QANGO6_CASTLE, "burg": QANGO6_CASTLE, "tournament": QANGO6_INNER}
+    if variant not in forbidden:
+        raise GameError(f"unknown Qango 6 variant '{variant}' (castle, burg, tournament)")
+    name = "qango6" + (":" + ("castle" if variant == "burg" else variant) if variant else "")
+    return build_game(
+        name, 6, 6, qango_patterns(6, QANGO6_AREAS), first_move_forbidden=forbidden[variant], title="Qango 6"
+    )
+
+
+def qango7(variant, spec):
+    if variant not in ("", "nocap"):
+        raise GameError(f"unknown Qango 7 variant '{variant}' (nocap)")
+    return build_game(
+        spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=0 if variant else 40, title="Qango 7"
+    )
+
+
+def qango7plus(variant, spec):
+    cells = [c for c in range(49) if c not in QANGO7PLUS_REMOVED]
+    cellset = set(cells)
+    pats = [p for p in qango_patterns(7, QANGO7_AREAS) if set(p) <= cellset]
+    if variant == "":
+        forbidden = ()
+    elif variant == "edges":
+        inner = [c for c in cells if all(n in cellset for n in side_neighbours(c, 7, 7))]
+        forbidden = tuple(inner)
+    elif variant == "tournament":
+        forbidden = tuple(c for c in cells if c not in QANGO7PLUS_TOURNAMENT)
+    else:
+        raise GameError(f"unknown Qango 7 Plus variant '{variant}' (edges, tournament)")
+    return build_game(spec, 7, 7, pats, cells=cells, first_move_forbidden=forbidden, title="Qango 7 Plus")
+
+
+def side_neighbours(cell, width, height):
+    """The 4 grid positions sharing a side with cell (off-grid ones as -1): a cell is on the
+    edge of a board when one of them is not a playable cell."""
+    r, c = divmod(cell, width)
+    out = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        rr, cc = r + dr, c + dc
+        out.append(rr * width + cc if 0 <= rr < height and 0 <= cc < width else -1)
+    return out
+
+
+def connect4(args, spec):
+    w, h = parse_ints(args or "7x6", 2, spec)
+    if w * h > 64:
+        raise GameError(f"{spec}: W*H must be at most 64")
+    if max(w, h) < 4:
+        raise GameError(f"{spec}: a 4 in a row does not fit")
+    name = f"connect4:{w}x{h}"
+    return build_game(name, w, h, lines(w, h, 4), gravity=True, title=f"Connect Four {w}x{h}")
+
+
+def load_file(path, spec):
+    """A placement game described by a JSON file (docs/game-format.md)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise GameError(f"cannot read game file {path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise GameError(f"game file {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    return game_from_rules(data, spec)
+
+
+def game_from_rules(data, spec):
+    """A Game from rules data (the game-file format)."""
+    if not isinstance(data, dict):
+        raise GameError("rules data must be a JSON object")
+    known = {"name", "width", "height", "cells", "win_patterns", "symmetries", "first_move_forbidden",
+             "disc_cap", "gravity", "move_order"}  # fmt: skip
+    extra = set(data) - known
+    if extra:
+        raise GameError(f"unknown key(s) in rules data: {', '.join(sorted(extra))}")
+    try:
+        width, height = int(data["width"]), int(data["height"])
+        patterns = [[int(c) for c in p] for p in data["win_patterns"]]
+        return build_game(
+            spec,
+            width,
+            height,
+            patterns,
+            cells=data.get("cells"),
+            symmetries=data.get("symmetries", "auto"),
+            first_move_forbidden=data.get("first_move_forbidden") or (),
+            disc_cap=data.get("disc_cap") or 0,
+            gravity=bool(data.get("gravity", False)),
+            order=data.get("move_order"),
+            title=str(data.get("name", spec)),
+        )
+    except KeyError as e:
+        raise GameError(f"rules data lacks the key {e.args[0]!r}") from None
+    except (TypeError, ValueError) as e:
+        if isinstance(e, GameError):
+            raise
+        raise GameError(f"malformed rules data: {e}") from None
+
+
+BUILTIN_SPECS = [
+    "tictactoe",
+    "mnk:M,N,K",
+    "qango6",
+    "qango6:castle",
+    "qango6:tournament",
+    "qango7",
+    "qango7:nocap",
+    "qango7plus",
+    "qango7plus:edges",
+    "qango7plus:tournament",
+    "connect4",
+    "connect4:WxH",
+]
+EXAMPLE_SPECS = [s for s in BUILTIN_SPECS if "M" not in s and "W" not in s] + ["mnk:4,4,3", "connect4:4x4"]
+
+_cache = {}
+
+
+def load_game(spec):
+    """The Game of a spec string; raises GameError with a one-line reason."""
+    spec = spec.strip()
+    if spec in _cache:
+        return _cache[spec]
+    name, _, arg = spec.partition(":")
+    name = name.lower()
+    if name == "tictactoe" and not arg:
+        game = mnk(3, 3, 3, "mnk:3,3,3")
+    elif name == "mnk":
+        m, n, k = parse_ints(arg, 3, spec)
+        game = mnk(m, n, k, f"mnk:{m},{n},{k}")
+    elif name == "qango6":
+        game = qango6(arg.lower(), spec)
+    elif name == "qango7":
+        game = qango7(arg.lower(), spec.lower())
+    elif name == "qango7plus":
+        game = qango7plus(arg.lower(), spec.lower())
+    elif name == "connect4":
+        game = connect4(arg, spec)
+    elif name == "file" and arg:
+        game = load_file(arg, spec)
+    else:
+        raise GameError(f"unknown game '{spec}'; `pndb games` lists the games")
+    _cache[spec] = game
+    return game
