@@ -1,16 +1,31 @@
 """The pndb command line (click)."""
 
+import json
 import sys
 
 import click
 import numpy as np
 
 from pndb import __version__
-from pndb.games import BUILTIN_SPECS, EXAMPLE_SPECS, GameError, MoveError, load_game, play_moves, render
+from pndb.games import (
+    BUILTIN_SPECS,
+    EXAMPLE_SPECS,
+    GameError,
+    MoveError,
+    cell_name,
+    format_moves,
+    game_from_rules,
+    load_game,
+    play_moves,
+    render,
+)
 from pndb.games import kernels as K
 from pndb.games.notation import outcome_text
+from pndb.integrity import check_store
+from pndb.search import VALUE_TEXT, DagSearch, Limits, key_of, value_name
+from pndb.store import StoreError, default_path, open_existing, open_for_game
 
-USER_ERRORS = (GameError, MoveError)
+USER_ERRORS = (GameError, MoveError, StoreError)
 
 
 class Cli(click.Group):
@@ -68,3 +83,149 @@ def show(game, moves):
         click.echo(f"to move: {side}")
     else:
         click.echo(f"game over: {outcome_text(state)}")
+
+
+def start_of(game, moves):
+    """(a, b, cells, root key) of the position after ``moves``."""
+    a, b, cells = play_moves(game, moves)
+    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
+    return a, b, cells, key_of(ka, kb)
+
+
+def report_progress(dag, root, q, seconds):
+    rec = dag.get(root)
+    pn, dn = rec[4 + 2 * q], rec[5 + 2 * q]
+    nodes = dag.store.counts(dag.txn)["nodes"]
+    mb = dag.store.file_bytes() / 1e6
+    question = "first-wins?" if q == 0 else "first-avoids-loss?"
+    click.echo(
+        f"[{seconds:7.1f}s] {question} root pn {pn} dn {dn}  nodes {nodes}  "
+        f"{dag.expansions / max(seconds, 1e-9):.0f} expansions/s  db {mb:.1f} MB",
+        err=True,
+    )
+
+
+def best_moves(store, game, a, b, value):
+    """Moves from (a, b) whose stored child value equals ``value`` (only examined ones are known)."""
+    t = game.tables
+    legal = int(K.legal_mask(np.uint64(a), np.uint64(b), t))
+    moves = []
+    with store.read() as txn:
+        for cell in game.order:
+            if legal >> cell & 1:
+                ca, cb = K.play(np.uint64(a), np.uint64(b), cell)
+                ka, kb, _ = K.canonical(ca, cb, t.sym_bytes)
+                rec = store.get_node(txn, key_of(ka, kb))
+                if rec is not None and value_name(rec) == value:
+                    moves.append(cell_name(game, cell))
+    return moves
+
+
+@main.command()
+@click.argument("game")
+@click.option("--db", type=click.Path(file_okay=False), help="Database directory (default: db/<game>.lmdb).")
+@click.option("--moves", "-m", default="", help="Start from the position after these moves.")
+@click.option("--max-seconds", type=float, default=0.0, help="Stop after this many seconds (resumable).")
+@click.option("--max-nodes", type=int, default=0, help="Stop after this many expansions (resumable).")
+@click.option(
+    "--target",
+    type=click.Choice(["value", "first-wins"]),
+    default="value",
+    help="value: the exact value; first-wins: only whether the first player wins.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+def solve(game, db, moves, max_seconds, max_nodes, target, quiet):
+    """Solve GAME (from the position after --moves) with proof-number search.
+
+    The search DAG is kept in an LMDB database; stopping (a limit, Ctrl-C, a kill) loses at most
+    the last second of work, and the same command resumes. Exit 0: solved; 3: stopped by a
+    limit; 130: interrupted.
+    """
+    g = load_game(game)
+    a, b, cells, root = start_of(g, moves)
+    path = db or default_path(g)
+    with open_for_game(path, g, writer=True) as store:
+        start = {"moves": format_moves(g, cells), "cells": cells, "first": a, "second": b}
+        store.commit(meta={"start": start, "root": root.hex()})
+        dag = DagSearch(store, g)
+        outcome = dag.solve(root, Limits(max_seconds, max_nodes, target), None if quiet else report_progress)
+        value = value_name(outcome.record)
+        moves_note = ""
+        if outcome.solved and value in ("first-wins", "second-wins", "draw"):
+            best = best_moves(store, g, a, b, value)
+            if best:
+                moves_note = f"proven best moves: {' '.join(best)}"
+    where = f" after {start['moves']}" if cells else ""
+    if outcome.solved:
+        click.echo(f"{g.spec}{where}: {VALUE_TEXT[value]} ({value})")
+        if moves_note:
+            click.echo(moves_note)
+        click.echo(f"{outcome.expansions} expansions in {outcome.seconds:.1f}s; database {path}")
+        return
+    click.echo(f"{g.spec}{where}: known so far: {value}")
+    click.echo("not solved yet; run the same command again to resume")
+    sys.exit(130 if outcome.interrupted else 3)
+
+
+def open_db(path):
+    """(store, game) of an existing database, for the read-only commands."""
+    store, spec = open_existing(path)
+    with store.read() as txn:
+        rules = store.get_meta(txn, "rules")
+    try:
+        game = game_from_rules(rules, spec)
+    except GameError:
+        store.close()
+        raise StoreError(f"{path}: the stored rules are damaged") from None
+    return store, game
+
+
+@main.command()
+@click.argument("db", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def status(db, as_json):
+    """Show what the database DB knows: game, start, result, numbers, size and time spent."""
+    store, game = open_db(db)
+    with store:
+        meta = store.all_meta()
+        with store.read() as txn:
+            counts = store.counts(txn)
+            root = bytes.fromhex(meta["root"]) if "root" in meta else None
+            rec = store.get_node(txn, root) if root else None
+        info = {
+            "game": game.spec,
+            "start": meta.get("start", {}).get("moves", ""),
+            "result": value_name(rec) if rec else "unknown",
+            "root_pn_first_wins": rec[4] if rec else 1,
+            "root_dn_first_wins": rec[5] if rec else 1,
+            "root_pn_first_avoids_loss": rec[6] if rec else 1,
+            "root_dn_first_avoids_loss": rec[7] if rec else 1,
+            **counts,
+            "db_bytes": store.file_bytes(),
+            "checkpoints": meta.get("checkpoints", 0),
+            "expansions": meta.get("expansions", 0),
+            "seconds": meta.get("seconds", 0.0),
+        }
+    if as_json:
+        click.echo(json.dumps(info))
+        return
+    width = max(len(k) for k in info)
+    for k, v in info.items():
+        click.echo(f"{k:<{width}}  {v}")
+
+
+@main.command()
+@click.argument("db", type=click.Path())
+def check(db):
+    """Check the integrity of the database DB: every expanded node agrees with its children and
+    every parent link with its child link. Exit 1 on any inconsistency."""
+    store, game = open_db(db)
+    with store:
+        report = check_store(store, game)
+    click.echo(f"{report.nodes} nodes, {report.expanded} expanded, {report.links} parent links")
+    for p in report.problems:
+        click.echo(p)
+    if report.problems:
+        click.echo("INCONSISTENT", err=True)
+        sys.exit(1)
+    click.echo("consistent")

@@ -1,0 +1,325 @@
+"""The outer, persistent proof-number search over the DAG stored in LMDB.
+
+Values are intervals [lo, hi] over the ordered outcomes second-wins (0) < draw (1) < first-wins
+(2); the six states are the six intervals. A first-player node takes the max of its children's
+intervals, a second-player node the min, intersected with what the node had proven before.
+
+PN search answers two yes/no questions, "value >= first-wins" (q0) and "value >= draw" (q1),
+with pn/dn per question kept in every node. The first player is the prover of both, so nodes
+where the first player moves are OR nodes. Each iteration selects a most-proving leaf from the
+root, expands it (children from the kernel, keyed canonically, transpositions linked through the
+parent table) and pushes every change to every parent, most stones first, so each node is
+recomputed at most once per update however many paths lead to it.
+
+Nodes live in a write-back cache; a checkpoint writes every dirty node and new parent link in
+one LMDB transaction, only between iterations, so that the database always holds a consistent DAG.
+"""
+
+import heapq
+import signal
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pndb.games import kernels as K
+
+S, D, F = 0, 1, 2
+THRESHOLDS = (F, D)  # q0: does the first player win; q1: does the first player avoid losing
+INF = 1 << 62
+COUNTERS = ("checkpoints", "seconds", "expansions")
+EXPANDED = 1
+TERMINAL = 2
+STATUS_INTERVAL = {K.FIRST_WON: (F, F), K.SECOND_WON: (S, S), K.DRAW: (D, D)}
+
+VALUE_NAMES = {
+    (S, F): "unknown",
+    (F, F): "first-wins",
+    (S, S): "second-wins",
+    (D, D): "draw",
+    (S, D): "first-wont-win",
+    (D, F): "second-wont-win",
+}
+VALUE_TEXT = {
+    "first-wins": "first player wins",
+    "second-wins": "second player wins",
+    "draw": "draw",
+    "first-wont-win": "first player does not win (draw or second player wins)",
+    "second-wont-win": "second player does not win (draw or first player wins)",
+    "unknown": "unknown",
+}
+
+
+def key_of(a, b):
+    return int(a).to_bytes(8, "big") + int(b).to_bytes(8, "big")
+
+
+def split_key(key):
+    return int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
+
+
+def stones(key):
+    a, b = split_key(key)
+    return (a | b).bit_count()
+
+
+def first_moves(key):
+    a, b = split_key(key)
+    return a.bit_count() == b.bit_count()
+
+
+def numbers_for(lo, hi, t, pn, dn):
+    """pn/dn for threshold t: fixed when the interval decides the question."""
+    if lo >= t:
+        return 0, INF
+    if hi < t:
+        return INF, 0
+    return pn, dn
+
+
+def leaf_record(lo, hi, flags=0, work=0, estimates=(1, 1, 1, 1)):
+    """A node record for an unexpanded or terminal node."""
+    pn0, dn0 = numbers_for(lo, hi, F, estimates[0], estimates[1])
+    pn1, dn1 = numbers_for(lo, hi, D, estimates[2], estimates[3])
+    return (lo, hi, flags, work, pn0, dn0, pn1, dn1)
+
+
+def combine(first, own, kids):
+    """The record of an expanded node from its own record and its children's records."""
+    if first:
+        lo = max(max(c[0] for c in kids), own[0])
+        hi = min(max(c[1] for c in kids), own[1])
+    else:
+        lo = max(min(c[0] for c in kids), own[0])
+        hi = min(min(c[1] for c in kids), own[1])
+    nums = []
+    for q, t in enumerate(THRESHOLDS):
+        if lo >= t:
+            nums += (0, INF)
+        elif hi < t:
+            nums += (INF, 0)
+        else:
+            pns = [c[4 + 2 * q] for c in kids]
+            dns = [c[5 + 2 * q] for c in kids]
+            if first:
+                nums += (min(pns), min(sum(dns), INF - 1))
+            else:
+                nums += (min(sum(pns), INF - 1), min(dns))
+    return (lo, hi, own[2] | EXPANDED, own[3], *nums)
+
+
+def value_name(rec):
+    return VALUE_NAMES[(rec[0], rec[1])]
+
+
+def decided(rec, q):
+    t = THRESHOLDS[q]
+    return rec[0] >= t or rec[1] < t
+
+
+@dataclass
+class Limits:
+    max_seconds: float = 0.0  # 0: no limit
+    max_nodes: int = 0  # expansions in this run; 0: no limit
+    target: str = "value"  # or "first-wins": stop once q0 is answered
+
+
+@dataclass
+class Outcome:
+    record: tuple
+    solved: bool
+    expansions: int
+    seconds: float
+    interrupted: bool = False
+
+
+@dataclass
+class DagSearch:
+    """PN search over the stored DAG of one game, with a write-back node cache."""
+
+    store: object
+    game: object
+    checkpoint_seconds: float = 1.0
+    cache_limit: int = 2_000_000
+    evaluate: object = None  # inner solver hook: f(search, keys, question) -> {key: record}
+    cache: dict = field(default_factory=dict)
+    dirty: set = field(default_factory=set)
+    new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
+    txn: object = None
+    expansions: int = 0
+    checkpoints: int = 0
+
+    # ------------------------------------------------------------ node access
+
+    def get(self, key):
+        rec = self.cache.get(key)
+        if rec is None:
+            rec = self.store.get_node(self.txn, key)
+            if rec is not None:
+                self.cache[key] = rec
+        return rec
+
+    def put(self, key, rec):
+        self.cache[key] = rec
+        self.dirty.add(key)
+
+    def parents(self, key):
+        return self.store.get_parents(self.txn, key) + self.new_links.get(key, [])
+
+    def children(self, key):
+        """(keys, moves, statuses) of the children of an ongoing node, in move order."""
+        a, b = split_key(key)
+        n, moves, _, _, ka, kb, st = K.children(np.uint64(a), np.uint64(b), self.game.tables, True)
+        raw = np.stack([ka[:n], kb[:n]], axis=1).astype(">u8").tobytes()
+        keys = [raw[16 * i : 16 * i + 16] for i in range(n)]
+        return keys, moves[:n], st[:n]
+
+    def ensure_root(self, key):
+        """Create the root record if the DB does not have it yet."""
+        if self.get(key) is None:
+            a, b = split_key(key)
+            state = K.status(np.uint64(a), np.uint64(b), self.game.tables)
+            if state == K.ONGOING:
+                self.put(key, leaf_record(S, F))
+            else:
+                self.put(key, leaf_record(*STATUS_INTERVAL[state], flags=TERMINAL))
+
+    # ------------------------------------------------------------ the three steps
+
+    def select(self, root, q):
+        """A most-proving leaf for question q: min pn where the first player moves, min dn else."""
+        key = root
+        rec = self.get(key)
+        while rec[2] & EXPANDED:
+            keys, _, _ = self.children(key)
+            col = 4 + 2 * q if first_moves(key) else 5 + 2 * q
+            best = None
+            for k in keys:
+                r = self.get(k)
+                if best is None or r[col] < best_rec[col]:
+                    best, best_rec = k, r
+            key, rec = best, best_rec
+        return key
+
+    def expand(self, key, q):
+        """Create the children of a leaf and link them; returns the keys of new ongoing children."""
+        keys, _, statuses = self.children(key)
+        fresh = []
+        for k, st in zip(keys, statuses):
+            if self.get(k) is None:
+                if st == K.ONGOING:
+                    self.put(k, leaf_record(S, F))
+                    fresh.append(k)
+                else:
+                    self.put(k, leaf_record(*STATUS_INTERVAL[int(st)], flags=TERMINAL))
+            self.new_links.setdefault(k, []).append(key)
+        if fresh and self.evaluate is not None:
+            for k, rec in self.evaluate(self, fresh, q).items():
+                self.put(k, rec)
+        own = self.get(key)
+        self.put(key, combine(first_moves(key), own, [self.get(k) for k in keys]))
+        self.expansions += 1
+        return fresh
+
+    def update(self, start):
+        """Push the change at ``start`` to every ancestor, most stones first."""
+        heap = []
+        queued = set()
+        for p in self.parents(start):
+            if p not in queued:
+                queued.add(p)
+                heapq.heappush(heap, (-stones(p), p))
+        while heap:
+            _, key = heapq.heappop(heap)
+            old = self.get(key)
+            kids, _, _ = self.children(key)
+            new = combine(first_moves(key), old, [self.get(k) for k in kids])
+            if new == old:
+                continue
+            self.put(key, new)
+            for p in self.parents(key):
+                if p not in queued:
+                    queued.add(p)
+                    heapq.heappush(heap, (-stones(p), p))
+
+    # ------------------------------------------------------------ checkpoints
+
+    def begin(self):
+        self.txn = self.store.read()
+
+    def checkpoint(self, meta=None):
+        """Commit every dirty node and new link in one transaction, then start a fresh read."""
+        self.txn.abort()
+        links = [(c, p) for c, ps in self.new_links.items() for p in ps]
+        self.store.commit(nodes=[(k, self.cache[k]) for k in self.dirty], links=links, meta=meta)
+        self.dirty.clear()
+        self.new_links.clear()
+        if len(self.cache) > self.cache_limit:
+            self.cache.clear()
+        self.txn = self.store.read()
+
+    def end(self):
+        if self.txn is not None:
+            self.txn.abort()
+            self.txn = None
+
+    # ------------------------------------------------------------ the solve loop
+
+    def solve(self, root, limits, progress=None):
+        """Search until the root answers the target question(s) or a limit is reached.
+
+        SIGINT and SIGTERM stop the search between iterations, after a final checkpoint.
+        """
+        stop = []
+
+        def on_signal(signum, frame):
+            stop.append(signum)
+
+        old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        start = time.monotonic()
+        last_cp = last_progress = start
+        with self.store.read() as txn:
+            base = {name: self.store.get_meta(txn, name, 0) for name in COUNTERS}
+        self.begin()
+        try:
+            self.ensure_root(root)
+            while True:
+                rec = self.get(root)
+                q = 0 if not decided(rec, 0) else 1
+                if decided(rec, q) or (q == 1 and limits.target == "first-wins"):
+                    break
+                now = time.monotonic()
+                if stop or (limits.max_seconds and now - start >= limits.max_seconds):
+                    break
+                if limits.max_nodes and self.expansions >= limits.max_nodes:
+                    break
+                leaf = self.select(root, q)
+                self.expand(leaf, q)
+                self.update(leaf)
+                if now - last_cp >= self.checkpoint_seconds:
+                    self.checkpoint(self.counters(base, start))
+                    last_cp = now
+                if progress and now - last_progress >= 2.0:
+                    progress(self, root, q, now - start)
+                    last_progress = now
+            self.checkpoint(self.counters(base, start))
+        finally:
+            self.end()
+            for s, h in old_handlers.items():
+                signal.signal(s, h)
+        rec = self.get_committed(root)
+        solved = rec[0] == rec[1] or (limits.target == "first-wins" and decided(rec, 0))
+        return Outcome(rec, solved, self.expansions, time.monotonic() - start, interrupted=bool(stop))
+
+    def counters(self, base, start):
+        """The persistent counters (meta) as of now: earlier runs plus this one."""
+        self.checkpoints += 1
+        return {
+            "checkpoints": base["checkpoints"] + self.checkpoints,
+            "seconds": round(base["seconds"] + time.monotonic() - start, 3),
+            "expansions": base["expansions"] + self.expansions,
+        }
+
+    def get_committed(self, key):
+        with self.store.read() as txn:
+            return self.store.get_node(txn, key)

@@ -1,0 +1,203 @@
+"""The LMDB database of one solve: nodes, parent links, meta and proof records.
+
+One environment (a directory) per game. Named sub-databases:
+
+- ``meta``: JSON values: schema version, the game spec and its rules, start position, counters.
+- ``nodes``: canonical key (16 bytes) -> fixed-size node record (:data:`NODE`).
+- ``parents``: dupsort, child key -> parent keys; how a change reaches every parent.
+- ``proof``: key -> proof record (:data:`PROOF`) for positions the inner solver proved, so that an
+  exported book reaches terminal positions without searching again.
+
+All writes of a checkpoint go into one write transaction (:meth:`Store.commit`); a kill at any
+moment leaves the last committed checkpoint. One solver may write at a time (a lock file); any
+number of readers (status, export) may read meanwhile.
+"""
+
+import fcntl
+import json
+import os
+import struct
+from pathlib import Path
+
+import lmdb
+
+SCHEMA_VERSION = 1
+INITIAL_MAP_BYTES = 256 << 20
+
+# lo, hi, flags, pad, work, pn/dn for "value >= first-wins", pn/dn for "value >= draw"
+NODE = struct.Struct("<BBBxIQQQQ")
+# lo, hi, move for "value >= first-wins", move for "value >= draw"
+PROOF = struct.Struct("<BBBB")
+NO_MOVE = 255
+
+
+class StoreError(RuntimeError):
+    """A database that cannot be used as asked; the message says why in one line."""
+
+
+def default_path(game):
+    return Path("db") / f"{game.db_name()}.lmdb"
+
+
+def encode_meta(value):
+    return json.dumps(value, sort_keys=True).encode()
+
+
+class Store:
+    """An open pndb database. ``writer=True`` takes the single-writer lock."""
+
+    def __init__(self, path, writer=False, create=False):
+        self.path = Path(path)
+        self.lock_file = None
+        if not create and not (self.path / "data.mdb").exists():
+            raise StoreError(f"no pndb database at {self.path}")
+        if writer:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self.lock_file = open(self.path / "solve.lock", "w")
+            try:
+                fcntl.flock(self.lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self.lock_file.close()
+                raise StoreError(f"another pndb solve is writing {self.path}; one solver per database") from None
+        try:
+            size = max(INITIAL_MAP_BYTES, self.file_bytes() * 2)
+            self.env = lmdb.open(
+                str(self.path), map_size=size, max_dbs=4, readonly=not writer, create=create, lock=True
+            )
+            self.meta = self.env.open_db(b"meta", create=writer)
+            self.nodes = self.env.open_db(b"nodes", create=writer)
+            self.parents = self.env.open_db(b"parents", dupsort=True, dupfixed=True, create=writer)
+            self.proof = self.env.open_db(b"proof", create=writer)
+        except lmdb.Error as e:
+            self.close()
+            raise StoreError(f"{self.path} is not a readable pndb database ({str(e).splitlines()[0]})") from None
+
+    def close(self):
+        env = getattr(self, "env", None)
+        if env is not None:
+            env.close()
+            self.env = None
+        if self.lock_file:
+            self.lock_file.close()
+            self.lock_file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def file_bytes(self):
+        f = self.path / "data.mdb"
+        return f.stat().st_size if f.exists() else 0
+
+    # ------------------------------------------------------------ reading
+
+    def read(self):
+        """A read transaction (keep it short: it pins the pages it sees)."""
+        return self.env.begin()
+
+    def get_meta(self, txn, name, default=None):
+        raw = txn.get(name.encode(), db=self.meta)
+        return default if raw is None else json.loads(raw)
+
+    def all_meta(self):
+        with self.read() as txn:
+            return {k.decode(): json.loads(v) for k, v in txn.cursor(db=self.meta)}
+
+    def get_node(self, txn, key):
+        raw = txn.get(key, db=self.nodes)
+        return None if raw is None else NODE.unpack(raw)
+
+    def get_parents(self, txn, key):
+        cur = txn.cursor(db=self.parents)
+        if not cur.set_key(key):
+            return []
+        return list(cur.iternext_dup())
+
+    def get_proof(self, txn, key):
+        raw = txn.get(key, db=self.proof)
+        return None if raw is None else PROOF.unpack(raw)
+
+    def iter_nodes(self, txn):
+        for k, v in txn.cursor(db=self.nodes):
+            yield k, NODE.unpack(v)
+
+    def iter_parent_links(self, txn):
+        """(child, parent) for every link."""
+        yield from txn.cursor(db=self.parents)
+
+    def iter_proof(self, txn):
+        for k, v in txn.cursor(db=self.proof):
+            yield k, PROOF.unpack(v)
+
+    def counts(self, txn):
+        return {
+            "nodes": txn.stat(self.nodes)["entries"],
+            "parent_links": txn.stat(self.parents)["entries"],
+            "proof_records": txn.stat(self.proof)["entries"],
+        }
+
+    # ------------------------------------------------------------ writing
+
+    def commit(self, nodes=(), links=(), proofs=(), meta=None):
+        """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
+
+        ``nodes``: (key, record tuple); ``links``: (child, parent); ``proofs``: (key, proof tuple);
+        ``meta``: name -> JSON value.
+        """
+        nodes, links, proofs = list(nodes), list(links), list(proofs)
+        while True:
+            try:
+                with self.env.begin(write=True) as txn:
+                    pack = NODE.pack
+                    for key, rec in nodes:
+                        txn.put(key, pack(*rec), db=self.nodes)
+                    for child, parent in links:
+                        txn.put(child, parent, db=self.parents, dupdata=True)
+                    for key, rec in proofs:
+                        txn.put(key, PROOF.pack(*rec), db=self.proof)
+                    for name, value in (meta or {}).items():
+                        txn.put(name.encode(), encode_meta(value), db=self.meta)
+                return
+            except lmdb.MapFullError:
+                self.env.set_mapsize(self.env.info()["map_size"] * 2)
+
+
+def open_for_game(path, game, writer):
+    """Open (creating if a writer) the DB at ``path`` for ``game``; refuse a DB of another game."""
+    path = Path(path)
+    exists = (path / "data.mdb").exists()
+    if not exists and not writer:
+        raise StoreError(f"no pndb database at {path}")
+    store = Store(path, writer=writer, create=writer)
+    with store.read() as txn:
+        schema = store.get_meta(txn, "schema")
+        spec = store.get_meta(txn, "game")
+        rules = store.get_meta(txn, "rules")
+    if schema is None:
+        if not writer:
+            store.close()
+            raise StoreError(f"{path} is an empty database")
+        store.commit(meta={"schema": SCHEMA_VERSION, "game": game.spec, "rules": game.rules_data()})
+    elif schema != SCHEMA_VERSION:
+        store.close()
+        raise StoreError(f"{path} has schema {schema}; this pndb reads schema {SCHEMA_VERSION}")
+    elif spec != game.spec or rules != json.loads(encode_meta(game.rules_data())):
+        store.close()
+        raise StoreError(f"{path} holds a solve of {spec}, not of {game.spec}")
+    return store
+
+
+def open_existing(path):
+    """Open an existing DB for reading; returns (store, game spec)."""
+    if not os.path.isdir(path):
+        raise StoreError(f"no pndb database at {path}")
+    store = Store(path)
+    with store.read() as txn:
+        schema = store.get_meta(txn, "schema")
+        spec = store.get_meta(txn, "game")
+    if schema != SCHEMA_VERSION or spec is None:
+        store.close()
+        raise StoreError(f"{path} is not a pndb database of schema {SCHEMA_VERSION}")
+    return store, spec
