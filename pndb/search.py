@@ -169,7 +169,7 @@ class DagSearch:
     def children(self, key):
         """(keys, moves, statuses) of the children of an ongoing node, in move order."""
         a, b = split_key(key)
-        n, moves, _, _, ka, kb, st = K.children(np.uint64(a), np.uint64(b), self.game.tables, True)
+        n, moves, ka, kb, st = K.children(np.uint64(a), np.uint64(b), self.game.tables, True)
         raw = np.stack([ka[:n], kb[:n]], axis=1).astype(">u8").tobytes()
         keys = [raw[16 * i : 16 * i + 16] for i in range(n)]
         return keys, moves[:n], st[:n]

@@ -156,20 +156,14 @@ def play(a, b, cell):
 
 
 @nb.njit(cache=True)
-def children(a, b, t, reduce_symmetry):
-    """Every child of an ongoing position in move order, in one call.
+def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
+    """Write the children of an ongoing position into the given arrays, in move order.
 
-    Returns (n, moves, child_a, child_b, key_a, key_b, child_status); only the first n
-    entries are used. With ``reduce_symmetry`` children that are symmetric images of an
-    earlier child are left out (they have the same value), and keys are canonical;
-    without it keys are the children themselves.
+    Returns their number n. ``moves``: the cells played; ``ka``/``kb``: the children's keys
+    (canonical with ``reduce_symmetry``, which also leaves out children that are symmetric
+    images of an earlier child, since they have the same value; else the children themselves);
+    ``st``: each child's status.
     """
-    moves = np.empty(64, np.int64)
-    ca = np.empty(64, np.uint64)
-    cb = np.empty(64, np.uint64)
-    ka = np.empty(64, np.uint64)
-    kb = np.empty(64, np.uint64)
-    st = np.empty(64, np.int64)
     legal = legal_mask(a, b, t)
     n = 0
     for i in range(t.order.shape[0]):
@@ -189,10 +183,19 @@ def children(a, b, t, reduce_symmetry):
         else:
             xa, xb = na, nb_
         moves[n] = cell
-        ca[n] = na
-        cb[n] = nb_
         ka[n] = xa
         kb[n] = xb
         st[n] = status_after(na, nb_, cell, t)
         n += 1
-    return n, moves, ca, cb, ka, kb, st
+    return n
+
+
+@nb.njit(cache=True)
+def children(a, b, t, reduce_symmetry):
+    """Every child of an ongoing position in one call: (n, moves, key_a, key_b, status)."""
+    moves = np.empty(64, np.int64)
+    ka = np.empty(64, np.uint64)
+    kb = np.empty(64, np.uint64)
+    st = np.empty(64, np.int64)
+    n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st)
+    return n, moves, ka, kb, st
