@@ -21,11 +21,14 @@ from pndb.games import (
 )
 from pndb.games import kernels as K
 from pndb.games.notation import outcome_text
+from pndb.inner import InnerSolver
 from pndb.integrity import check_store
 from pndb.search import VALUE_TEXT, DagSearch, Limits, key_of, value_name
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 
 USER_ERRORS = (GameError, MoveError, StoreError)
+DEFAULT_INNER_NODES = 10_000
+DEFAULT_INNER_MB = 256
 
 
 class Cli(click.Group):
@@ -133,8 +136,22 @@ def best_moves(store, game, a, b, value):
     default="value",
     help="value: the exact value; first-wins: only whether the first player wins.",
 )
+@click.option(
+    "--inner-nodes",
+    type=click.IntRange(min=0),
+    default=DEFAULT_INNER_NODES,
+    show_default=True,
+    help="Node budget of the in-memory df-pn search of each new leaf; 0: outer search only.",
+)
+@click.option(
+    "--inner-mb",
+    type=click.IntRange(min=1),
+    default=DEFAULT_INNER_MB,
+    show_default=True,
+    help="Memory of the inner solver's transposition table, in MB.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def solve(game, db, moves, max_seconds, max_nodes, target, quiet):
+def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb, quiet):
     """Solve GAME (from the position after --moves) with proof-number search.
 
     The search DAG is kept in an LMDB database; stopping (a limit, Ctrl-C, a kill) loses at most
@@ -147,7 +164,8 @@ def solve(game, db, moves, max_seconds, max_nodes, target, quiet):
     with open_for_game(path, g, writer=True) as store:
         start = {"moves": format_moves(g, cells), "cells": cells, "first": a, "second": b}
         store.commit(meta={"start": start, "root": root.hex()})
-        dag = DagSearch(store, g)
+        inner = InnerSolver(g, inner_nodes, inner_mb) if inner_nodes else None
+        dag = DagSearch(store, g, inner=inner)
         outcome = dag.solve(root, Limits(max_seconds, max_nodes, target), None if quiet else report_progress)
         value = value_name(outcome.record)
         moves_note = ""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pndb.games import kernels as K
+from pndb.store import NO_MOVE
 
 S, D, F = 0, 1, 2
 THRESHOLDS = (F, D)  # q0: does the first player win; q1: does the first player avoid losing
@@ -30,6 +31,13 @@ INF = 1 << 62
 COUNTERS = ("checkpoints", "seconds", "expansions")
 EXPANDED = 1
 TERMINAL = 2
+EVALUATED = (4, 8)  # the inner solver has searched this leaf for q0 / q1
+PROOF_FACT = {  # (question, proven) -> the interval a proof or disproof establishes
+    (0, True): (F, F),
+    (0, False): (S, D),
+    (1, True): (D, F),
+    (1, False): (S, S),
+}
 STATUS_INTERVAL = {K.FIRST_WON: (F, F), K.SECOND_WON: (S, S), K.DRAW: (D, D)}
 
 VALUE_NAMES = {
@@ -48,6 +56,12 @@ VALUE_TEXT = {
     "second-wont-win": "second player does not win (draw or first player wins)",
     "unknown": "unknown",
 }
+
+
+def keys_from_arrays(ka, kb):
+    """16-byte keys from arrays of key halves."""
+    raw = np.stack([ka, kb], axis=1).astype(">u8").tobytes()
+    return [raw[16 * i : 16 * i + 16] for i in range(len(ka))]
 
 
 def key_of(a, b):
@@ -141,8 +155,9 @@ class DagSearch:
     game: object
     checkpoint_seconds: float = 1.0
     cache_limit: int = 2_000_000
-    evaluate: object = None  # inner solver hook: f(search, keys, question) -> {key: record}
+    inner: object = None  # an InnerSolver that evaluates new leaves, or None
     cache: dict = field(default_factory=dict)
+    new_proofs: dict = field(default_factory=dict)  # key -> proof record not yet committed
     dirty: set = field(default_factory=set)
     new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
     txn: object = None
@@ -170,9 +185,7 @@ class DagSearch:
         """(keys, moves, statuses) of the children of an ongoing node, in move order."""
         a, b = split_key(key)
         n, moves, ka, kb, st = K.children(np.uint64(a), np.uint64(b), self.game.tables, True)
-        raw = np.stack([ka[:n], kb[:n]], axis=1).astype(">u8").tobytes()
-        keys = [raw[16 * i : 16 * i + 16] for i in range(n)]
-        return keys, moves[:n], st[:n]
+        return keys_from_arrays(ka[:n], kb[:n]), moves[:n], st[:n]
 
     def ensure_root(self, key):
         """Create the root record if the DB does not have it yet."""
@@ -213,13 +226,42 @@ class DagSearch:
                 else:
                     self.put(k, leaf_record(*STATUS_INTERVAL[int(st)], flags=TERMINAL))
             self.new_links.setdefault(k, []).append(key)
-        if fresh and self.evaluate is not None:
-            for k, rec in self.evaluate(self, fresh, q).items():
-                self.put(k, rec)
+        if fresh and self.inner is not None:
+            # one proven child proves a first-player node, one disproven child disproves a
+            # second-player node: the other children need no search for this question
+            first = first_moves(key)
+            self.evaluate(fresh, q, stop_on_proof=first, stop_on_disproof=not first)
         own = self.get(key)
         self.put(key, combine(first_moves(key), own, [self.get(k) for k in keys]))
         self.expansions += 1
         return fresh
+
+    def evaluate(self, keys, q, stop_on_proof=False, stop_on_disproof=False):
+        """Search each leaf with the inner solver for question q; keep the proofs it finds."""
+        halves = [split_key(k) for k in keys]
+        pns, dns, nodes = self.inner.solve(
+            [h[0] for h in halves], [h[1] for h in halves], q, stop_on_proof, stop_on_disproof
+        )
+        for key, (ka, kb), pn, dn, work in zip(keys, halves, pns, dns, nodes):
+            lo, hi, flags, old_work, *nums = self.get(key)
+            if pn == 0 or dn == 0:
+                proven = bool(pn == 0)
+                fact = PROOF_FACT[(q, proven)]
+                lo, hi = max(lo, fact[0]), min(hi, fact[1])
+                self.add_proof(ka, kb, q, proven)
+            estimates = list(nums)
+            estimates[2 * q : 2 * q + 2] = int(pn), int(dn)
+            self.put(key, leaf_record(lo, hi, flags | EVALUATED[q], old_work + int(work), estimates))
+
+    def add_proof(self, ka, kb, q, proven):
+        """Record the owner's moves of the inner solver's proof of (ka, kb) as proof records."""
+        fact_lo, fact_hi = PROOF_FACT[(q, proven)]
+        pa, pb, moves = self.inner.proof(ka, kb, q, proven)
+        for key, move in zip(keys_from_arrays(pa, pb), moves.tolist()):
+            old = self.new_proofs.get(key) or self.store.get_proof(self.txn, key) or (S, F, NO_MOVE, NO_MOVE)
+            rec = [max(old[0], fact_lo), min(old[1], fact_hi), old[2], old[3]]
+            rec[2 + q] = move
+            self.new_proofs[key] = tuple(rec)
 
     def update(self, start):
         """Push the change at ``start`` to every ancestor, most stones first."""
@@ -251,9 +293,12 @@ class DagSearch:
         """Commit every dirty node and new link in one transaction, then start a fresh read."""
         self.txn.abort()
         links = [(c, p) for c, ps in self.new_links.items() for p in ps]
-        self.store.commit(nodes=[(k, self.cache[k]) for k in self.dirty], links=links, meta=meta)
+        self.store.commit(
+            nodes=[(k, self.cache[k]) for k in self.dirty], links=links, proofs=self.new_proofs.items(), meta=meta
+        )
         self.dirty.clear()
         self.new_links.clear()
+        self.new_proofs.clear()
         if len(self.cache) > self.cache_limit:
             self.cache.clear()
         self.txn = self.store.read()
@@ -294,7 +339,10 @@ class DagSearch:
                 if limits.max_nodes and self.expansions >= limits.max_nodes:
                     break
                 leaf = self.select(root, q)
-                self.expand(leaf, q)
+                if self.inner is not None and not self.get(leaf)[2] & EVALUATED[q]:
+                    self.evaluate([leaf], q)
+                else:
+                    self.expand(leaf, q)
                 self.update(leaf)
                 if now - last_cp >= self.checkpoint_seconds:
                     self.checkpoint(self.counters(base, start))
