@@ -1,6 +1,8 @@
 """The pndb command line (click)."""
 
 import json
+import os
+import random
 import sys
 
 import click
@@ -16,17 +18,19 @@ from pndb.games import (
     format_moves,
     game_from_rules,
     load_game,
+    parse_move,
     play_moves,
     render,
 )
+from pndb.book import BookError, ExportError, export_book, known_interval, move_values, read_book
 from pndb.games import kernels as K
 from pndb.games.notation import outcome_text
 from pndb.inner import InnerSolver
 from pndb.integrity import check_store
-from pndb.search import VALUE_TEXT, DagSearch, Limits, key_of, value_name
+from pndb.search import VALUE_NAMES, VALUE_TEXT, DagSearch, Limits, key_of, value_name
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 
-USER_ERRORS = (GameError, MoveError, StoreError)
+USER_ERRORS = (GameError, MoveError, StoreError, BookError, ExportError)
 DEFAULT_INNER_NODES = 10_000
 DEFAULT_INNER_MB = 256
 
@@ -75,17 +79,25 @@ def games():
 @click.argument("game")
 @click.option("--moves", "-m", default="", help="Moves from the start, e.g. c3d4 or 4453 (Connect Four).")
 def show(game, moves):
-    """Print the board of GAME after --moves, whose turn it is, and the outcome if it is over."""
-    g = load_game(game)
+    """Print the board of GAME after --moves, whose turn it is, and the outcome if it is over.
+
+    GAME may also be a book file: then each legal move's value is shown as far as the book knows.
+    """
+    book = read_book(game) if os.path.isfile(game) else None
+    g = book.game if book else load_game(game)
     a, b, _ = play_moves(g, moves)
     click.echo(f"{g.spec} ({g.title}), {bin(a | b).count('1')} stones")
     click.echo(render(g, a, b))
     state = K.status(np.uint64(a), np.uint64(b), g.tables)
-    if state == K.ONGOING:
-        side = "first player (X)" if K.first_to_move(np.uint64(a), np.uint64(b)) else "second player (O)"
-        click.echo(f"to move: {side}")
-    else:
+    if state != K.ONGOING:
         click.echo(f"game over: {outcome_text(state)}")
+        return
+    side = "first player (X)" if K.first_to_move(np.uint64(a), np.uint64(b)) else "second player (O)"
+    click.echo(f"to move: {side}")
+    if book:
+        click.echo(f"book value: {VALUE_NAMES[known_interval(book, a, b)]}")
+        for cell, value in move_values(book, a, b):
+            click.echo(f"  {cell_name(g, cell):>4}  {value}")
 
 
 def start_of(game, moves):
@@ -247,3 +259,75 @@ def check(db):
         click.echo("INCONSISTENT", err=True)
         sys.exit(1)
     click.echo("consistent")
+
+
+@main.command()
+@click.argument("db", type=click.Path())
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Book file (default: DB name + .pnbook).")
+@click.option("--partial", is_flag=True, help="Export an unsolved DB: what is proven so far, marked partial.")
+def export(db, output, partial):
+    """Export the proof in the database DB as a solution book (docs/book-format.md)."""
+    store, game = open_db(db)
+    out = output or str(db).rstrip("/").removesuffix(".lmdb") + ".pnbook"
+    with store:
+        header = export_book(store, game, out, partial=partial)
+    size = os.path.getsize(out)
+    click.echo(f"{out}: {header['game']} {header['value']}{' (partial)' if partial else ''}, "
+               f"{header['records']} positions, {size} bytes")
+
+
+@main.command()
+@click.argument("book", type=click.Path())
+def verify(book):
+    """Check the proof in BOOK with the independent verifier (tools/verify.py).
+
+    Exit 0 when the proof holds, 1 with the first hole when it does not, 2 for an unreadable file.
+    """
+    from pndb_tools.verify import main as verify_main
+
+    sys.exit(verify_main([book]))
+
+
+@main.command()
+@click.argument("book", type=click.Path())
+@click.option("--as", "side", type=click.Choice(["first", "second"]), default="first", show_default=True,
+              help="The side you play.")
+@click.option("--moves", "-m", default="", help="Start from the position after these moves.")
+def play(book, side, moves):
+    """Play against BOOK in the terminal; the book plays its proven strategy."""
+    bk = read_book(book)
+    g = bk.game
+    a, b, _ = play_moves(g, moves)
+    human_first = side == "first"
+    click.echo(f"{g.spec}: the book's value is {bk.value}. You play {'X (first)' if human_first else 'O (second)'}.")
+    while True:
+        click.echo(render(g, a, b))
+        state = K.status(np.uint64(a), np.uint64(b), g.tables)
+        if state != K.ONGOING:
+            click.echo(f"game over: {outcome_text(state)}")
+            return
+        if K.first_to_move(np.uint64(a), np.uint64(b)) == human_first:
+            text = click.prompt("your move", default="", show_default=False)
+            try:
+                cell = parse_move(g, a, b, text)
+            except MoveError as e:
+                click.echo(f"{e}; try again", err=True)
+                continue
+        else:
+            cell = book_reply(bk, a, b)
+            click.echo(f"book plays {cell_name(g, cell)}")
+        na, nb_ = K.play(np.uint64(a), np.uint64(b), cell)
+        a, b = int(na), int(nb_)
+
+
+def book_reply(bk, a, b):
+    """The book's move: its strategy move when it has one, else the move it knows best."""
+    move, _ = bk.lookup(a, b)
+    if move is not None:
+        return move
+    first = K.first_to_move(np.uint64(a), np.uint64(b))
+    rank = {name: (lo, hi) for (lo, hi), name in VALUE_NAMES.items()}
+    options = move_values(bk, a, b)
+    best = max if first else min
+    target = best(rank[v] for _, v in options)
+    return random.choice([c for c, v in options if rank[v] == target])
