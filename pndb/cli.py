@@ -4,6 +4,8 @@ import json
 import os
 import random
 import sys
+import tempfile
+import time
 
 import click
 import numpy as np
@@ -162,15 +164,28 @@ def best_moves(store, game, a, b, value):
     show_default=True,
     help="Memory of the inner solver's transposition table, in MB.",
 )
+@click.option(
+    "--positions",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Solve every start position of this file (a move string per line) and print a line each.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb, quiet):
+def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb, positions, quiet):
     """Solve GAME (from the position after --moves) with proof-number search.
 
     The search DAG is kept in an LMDB database; stopping (a limit, Ctrl-C, a kill) loses at most
     the last second of work, and the same command resumes. Exit 0: solved; 3: stopped by a
     limit; 130: interrupted.
+
+    With --positions FILE every position of FILE is solved in one process, sharing one database
+    (a temporary one without --db); each prints: moves, value, nodes searched, microseconds.
+    Limits apply to each position.
     """
     g = load_game(game)
+    limits = Limits(max_seconds, max_nodes, target)
+    if positions:
+        solve_positions(g, positions, db, limits, inner_nodes, inner_mb)
+        return
     a, b, cells, root = start_of(g, moves)
     path = db or default_path(g)
     with open_for_game(path, g, writer=True) as store:
@@ -178,7 +193,7 @@ def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb
         store.commit(meta={"start": start, "root": root.hex()})
         inner = InnerSolver(g, inner_nodes, inner_mb) if inner_nodes else None
         dag = DagSearch(store, g, inner=inner)
-        outcome = dag.solve(root, Limits(max_seconds, max_nodes, target), None if quiet else report_progress)
+        outcome = dag.solve(root, limits, None if quiet else report_progress)
         value = value_name(outcome.record)
         moves_note = ""
         if outcome.solved and value in ("first-wins", "second-wins", "draw"):
@@ -195,6 +210,45 @@ def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb
     click.echo(f"{g.spec}{where}: known so far: {value}")
     click.echo("not solved yet; run the same command again to resume")
     sys.exit(130 if outcome.interrupted else 3)
+
+
+def read_positions(game, path):
+    """(moves text, root key) for each line of a positions file; a bad line is a one-line error."""
+    out = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            text = line.strip().split(" ")[0] if line.strip() else ""
+            if not text:
+                continue
+            try:
+                out.append((text, start_of(game, text)[3]))
+            except MoveError as e:
+                raise MoveError(f"{path} line {number}: {e}") from None
+    return out
+
+
+def solve_positions(game, path, db, limits, inner_nodes, inner_mb):
+    """`solve --positions`: one shared database, a result line per position."""
+    todo = read_positions(game, path)
+    with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
+        unsolved = 0
+        with open_for_game(db or os.path.join(tmp, "positions.lmdb"), game, writer=True) as store:
+            inner = InnerSolver(game, inner_nodes, inner_mb) if inner_nodes else None
+            dag = DagSearch(store, game, inner=inner)
+            for text, root in todo:
+                expansions = dag.expansions
+                inner_before = inner.nodes if inner else 0
+                start = time.perf_counter()
+                outcome = dag.solve(root, limits)
+                micros = (time.perf_counter() - start) * 1e6
+                nodes = dag.expansions - expansions + (inner.nodes - inner_before if inner else 0)
+                unsolved += not outcome.solved
+                click.echo(f"{text} {value_name(outcome.record)} {nodes} {micros:.0f}")
+                if outcome.interrupted:
+                    sys.exit(130)
+    if unsolved:
+        click.echo(f"{unsolved} positions not solved within the limits", err=True)
+        sys.exit(3)
 
 
 def open_db(path):
