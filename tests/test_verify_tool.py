@@ -1,0 +1,597 @@
+"""Tests for tools/verify.py, the standalone book verifier.
+
+Why these tests build their own books: the verifier exists so that nobody has to trust pndb's
+solver, so its tests must not depend on that solver either.  This file carries a small,
+independent book writer -- a plain memoised minimax over bitboards, strategies extracted from
+its values, canonical keys computed with naive loops, and the byte layout of
+docs/book-format.md -- and checks that the verifier accepts honest books and rejects damaged or
+lying ones with a pointed message and the right exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import zstandard
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+sys.path.insert(0, str(TOOLS))
+import verify  # noqa: E402
+
+FIRST, DRAW, SECOND = "first-wins", "draw", "second-wins"
+CODE = {FIRST: 1, SECOND: 2, DRAW: 3}
+RANK = {SECOND: 0, DRAW: 1, FIRST: 2}
+
+
+# --------------------------------------------------------------------------------------------
+# An independent game model and solver
+# --------------------------------------------------------------------------------------------
+
+def grid_symmetries(w, h, keep=None):
+    """The symmetries of the w x h rectangle (4) or square (8) as cell permutations."""
+    maps = [lambda r, c: (r, c), lambda r, c: (h - 1 - r, c), lambda r, c: (r, w - 1 - c),
+            lambda r, c: (h - 1 - r, w - 1 - c)]
+    if w == h:
+        maps += [lambda r, c: (c, r), lambda r, c: (w - 1 - c, r), lambda r, c: (c, h - 1 - r),
+                 lambda r, c: (w - 1 - c, h - 1 - r)]
+    perms = []
+    for f in maps:
+        p = [0] * (w * h)
+        for r in range(h):
+            for c in range(w):
+                r2, c2 = f(r, c)
+                p[r * w + c] = r2 * w + c2
+        if keep is None or keep(p):
+            perms.append(p)
+    return perms
+
+
+def k_in_a_row(w, h, k):
+    pats = []
+    for r in range(h):
+        for c in range(w):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + i * dr, c + i * dc) for i in range(k)]
+                if all(0 <= a < h and 0 <= b < w for a, b in cells):
+                    pats.append([a * w + b for a, b in cells])
+    return pats
+
+
+class Game:
+    """A placement game as the test sees it (rules data + naive move generation)."""
+
+    def __init__(self, game, width, height, patterns, symmetries, forbidden=(), cap=None,
+                 gravity=False, cells=None):
+        self.game, self.width, self.height = game, width, height
+        self.n = width * height
+        self.cells = list(range(self.n)) if cells is None else list(cells)
+        self.patterns = [list(p) for p in patterns]
+        self.masks = [sum(1 << c for c in p) for p in self.patterns]
+        self.symmetries = symmetries
+        self.forbidden = set(forbidden)
+        self.cap = cap
+        self.gravity = gravity
+
+    def rules_json(self):
+        """A fresh copy each time: tests patch headers in place."""
+        return json.loads(json.dumps({"name": self.game, "width": self.width, "height": self.height,
+                "cells": self.cells, "win_patterns": self.patterns,
+                "symmetries": self.symmetries, "first_move_forbidden": sorted(self.forbidden),
+                "disc_cap": self.cap, "gravity": self.gravity, "move_order": None}))
+
+    def moves(self, f, s):
+        occ = f | s
+        if self.gravity:
+            out = []
+            for col in range(self.width):
+                for r in range(self.height - 1, -1, -1):
+                    c = r * self.width + col
+                    if c in self.cells and not occ >> c & 1:
+                        out.append(c)
+                        break
+        else:
+            out = [c for c in self.cells if not occ >> c & 1]
+        if occ == 0:
+            out = [c for c in out if c not in self.forbidden]
+        return out
+
+    def result(self, f, s):
+        for m in self.masks:
+            if f & m == m:
+                return FIRST
+            if s & m == m:
+                return SECOND
+        if self.cap is not None and bin(f | s).count("1") >= self.cap:
+            return DRAW
+        if not self.moves(f, s):
+            return DRAW
+        return None
+
+    def play(self, f, s, c):
+        return (f | 1 << c, s) if bin(f).count("1") == bin(s).count("1") else (f, s | 1 << c)
+
+    def canonical(self, f, s):
+        """Naive canonical key: the smallest (image(first), image(second)) and its symmetry."""
+        best = None
+        for p in self.symmetries:
+            fi = sum(1 << p[i] for i in range(self.n) if f >> i & 1)
+            si = sum(1 << p[i] for i in range(self.n) if s >> i & 1)
+            if best is None or (fi, si) < best[0]:
+                best = ((fi, si), p)
+        return best
+
+    def name(self, c):
+        if self.gravity:
+            return str(c % self.width + 1)
+        return "abcdefghijklmnopqrstuvwxyz"[c % self.width] + str(c // self.width + 1)
+
+
+def solve(g: Game):
+    """Plain memoised minimax: value(f, s) for every reachable position."""
+    memo = {}
+
+    def value(f, s):
+        key = (f, s)
+        v = memo.get(key)
+        if v is None:
+            v = g.result(f, s)
+            if v is None:
+                first = bin(f).count("1") == bin(s).count("1")
+                vals = [RANK[value(*g.play(f, s, c))] for c in g.moves(f, s)]
+                v = [SECOND, DRAW, FIRST][max(vals) if first else min(vals)]
+            memo[key] = v
+        return v
+
+    return value
+
+
+def build_records(g: Game, value, start=(0, 0)):
+    """The records a complete book of the start value needs: each strategy walked from the start
+    (the owner's best move, every reply of the opponent), one record per canonical key."""
+    v0 = value(*start)
+    plans = {FIRST: [(0, 2)], SECOND: [(1, 0)], DRAW: [(0, 1), (1, 1)]}[v0]
+    recs = {}
+    for owner, thr in plans:
+        seen, stack = set(), [start]
+        while stack:
+            f, s = stack.pop()
+            if (f, s) in seen or g.result(f, s) is not None:
+                continue
+            seen.add((f, s))
+            mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
+            kids = g.moves(f, s)
+            if mover == owner:
+                ranked = sorted(kids, key=lambda c: RANK[value(*g.play(f, s, c))],
+                                reverse=owner == 0)
+                c = ranked[0]
+                r = RANK[value(*g.play(f, s, c))]
+                assert (r >= thr) if owner == 0 else (r <= thr)
+                key, p = g.canonical(f, s)
+                recs.setdefault(key, (p[c], CODE[value(f, s)]))
+                kids = [c]
+            for c in kids:
+                stack.append(g.play(f, s, c))
+    return v0, recs
+
+
+def book_bytes(g: Game, value, recs, *, start_cells=(), header_patch=None, partial=False):
+    """Serialise a book exactly as docs/book-format.md lays it out."""
+    f = s = 0
+    for i, c in enumerate(start_cells):
+        if i % 2 == 0:
+            f |= 1 << c
+        else:
+            s |= 1 << c
+    header = {"format": "pndb-book", "format_version": 1, "pndb_version": "test",
+              "game": g.game, "rules": g.rules_json(),
+              "start": {"moves": "".join(g.name(c) for c in start_cells),
+                        "cells": list(start_cells), "first": f, "second": s},
+              "value": value, "partial": partial, "records": len(recs), "record_size": 18}
+    if header_patch:
+        header_patch(header)
+    hj = json.dumps(header).encode()
+    body = b"".join(struct.pack(">QQBB", kf, ks, m, v) for (kf, ks), (m, v) in sorted(recs.items()))
+    return b"PNBOOK\x00\x01" + struct.pack(">I", len(hj)) + hj + body
+
+
+def compress(data: bytes) -> bytes:
+    return zstandard.ZstdCompressor(write_checksum=True).compress(data)
+
+
+def write(tmp_path, name, data: bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(compress(data))
+    return p
+
+
+def replay(g: Game, cells):
+    f = s = 0
+    for c in cells:
+        assert c in g.moves(f, s), f"reported line is not legal play at {g.name(c)}"
+        f, s = g.play(f, s, c)
+    return f, s
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures: solved small games
+# --------------------------------------------------------------------------------------------
+
+def mnk(m, n, k):
+    return Game(f"mnk:{m},{n},{k}", m, n, k_in_a_row(m, n, k), grid_symmetries(m, n))
+
+
+def connect4(w, h):
+    mirror = [[r * w + c for r in range(h) for c in range(w)],
+              [r * w + (w - 1 - c) for r in range(h) for c in range(w)]]
+    return Game(f"connect4:{w}x{h}", w, h, k_in_a_row(w, h, 4), mirror, gravity=True)
+
+
+class Solved:
+    def __init__(self, g, start_cells=()):
+        self.g = g
+        self.value_fn = solve(g)
+        self.start_cells = tuple(start_cells)
+        self.start = replay(g, start_cells)
+        self.value, self.recs = build_records(g, self.value_fn, self.start)
+
+    def bytes(self, recs=None, **kw):
+        return book_bytes(self.g, kw.pop("value", self.value), self.recs if recs is None else recs,
+                          start_cells=self.start_cells, **kw)
+
+
+@pytest.fixture(scope="module")
+def ttt():
+    return Solved(mnk(3, 3, 3))
+
+
+@pytest.fixture(scope="module")
+def m433():
+    return Solved(mnk(4, 3, 3))
+
+
+@pytest.fixture(scope="module")
+def c4():
+    return Solved(connect4(4, 4))
+
+
+def run(path):
+    return verify.verify_file(str(path))
+
+
+# --------------------------------------------------------------------------------------------
+# Honest books verify
+# --------------------------------------------------------------------------------------------
+
+def test_reference_values(ttt, m433, c4):
+    """The independent minimax agrees with games.md, and fixes the value of mnk:4,3,3."""
+    assert ttt.value == DRAW
+    assert m433.value == FIRST
+    assert c4.value == DRAW
+
+
+@pytest.mark.parametrize("which", ["ttt", "m433", "c4"])
+def test_honest_books_verify(which, request, tmp_path, capsys):
+    s = request.getfixturevalue(which)
+    p = write(tmp_path, f"{which}.pnbook", s.bytes())
+    rep = run(p)
+    assert rep.exit_code == 0, rep.message
+    assert rep.ok and rep.positions > 0
+    assert verify.main([str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "positions checked" in out and "OK" in out
+
+
+def test_book_from_a_start_position(tmp_path):
+    """A book may start after some moves: the start is replayed and the proof runs from there."""
+    s = Solved(mnk(3, 3, 3), start_cells=(4, 0))  # b2 a1: still a draw
+    assert s.value == DRAW
+    p = write(tmp_path, "b.pnbook", s.bytes())
+    assert run(p).exit_code == 0
+    # start bitboards that are not the position after the moves
+    p = write(tmp_path, "c.pnbook",
+              s.bytes(header_patch=lambda h: h["start"].update(second=2)))
+    rep = run(p)
+    assert rep.exit_code == 2 and "start" in rep.message
+
+
+def test_custom_game_with_first_move_restriction(tmp_path):
+    """file: games are checked against their own rules; the restriction binds the first stone
+    only."""
+    base = mnk(3, 3, 3)
+    g = Game("file:nocentre.json", 3, 3, base.patterns, base.symmetries, forbidden=[4])
+    s = Solved(g)
+    p = write(tmp_path, "nc.pnbook", s.bytes())
+    rep = run(p)
+    assert rep.exit_code == 0, rep.message
+    # a book whose first move is the forbidden centre
+    (key, (m, v)), = [(k, r) for k, r in s.recs.items() if k == (0, 0)]
+    recs = dict(s.recs)
+    recs[key] = (4, v)
+    rep = run(write(tmp_path, "nc2.pnbook", s.bytes(recs)))
+    assert rep.exit_code == 1
+    assert "illegal book move" in rep.message and "forbidden" in rep.message
+
+
+def test_second_player_win_book(tmp_path):
+    """A second-wins book: the middle cell wins at once, and the first stone may not take it."""
+    g = Game("file:middle.json", 3, 1, [[1]], [[0, 1, 2], [2, 1, 0]], forbidden=[1])
+    s = Solved(g)
+    assert s.value == SECOND
+    assert run(write(tmp_path, "m.pnbook", s.bytes())).exit_code == 0
+    rep = run(write(tmp_path, "n.pnbook", s.bytes(value=FIRST)))
+    assert rep.exit_code == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Holes
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["ttt", "m433", "c4"])
+def test_removed_record_is_reported_as_a_line(which, request, tmp_path):
+    s = request.getfixturevalue(which)
+    deep = sorted((k for k in s.recs if bin(k[0] | k[1]).count("1") >= 2),
+                  key=lambda k: (bin(k[0] | k[1]).count("1"), k))
+    key = deep[len(deep) // 2]
+    recs = {k: v for k, v in s.recs.items() if k != key}
+    rep = run(write(tmp_path, "hole.pnbook", s.bytes(recs)))
+    assert rep.exit_code == 1
+    assert "no record" in rep.message
+    assert rep.hole and len(rep.hole) >= 2
+    assert rep.hole_moves in rep.message
+    if s.g.gravity:  # Connect Four lines are column digits run together
+        assert rep.hole_moves.isdigit() and len(rep.hole_moves) == len(rep.hole)
+    else:
+        assert len(rep.hole_moves.split()) == len(rep.hole)
+    # the reported line leads to the position whose record was removed
+    f, s2 = replay(s.g, rep.hole)
+    assert s.g.canonical(f, s2)[0] == key
+
+
+def test_changed_move_that_loses_the_value(m433, tmp_path):
+    s, g = m433, m433.g
+    for key, (m, v) in sorted(s.recs.items()):
+        f, sc = key
+        bad = [c for c in g.moves(f, sc) if s.value_fn(*g.play(f, sc, c)) != FIRST]
+        if bad:
+            break
+    recs = dict(s.recs)
+    recs[key] = (bad[0], v)
+    rep = run(write(tmp_path, "lose.pnbook", s.bytes(recs)))
+    assert rep.exit_code == 1
+    assert rep.hole is not None
+    assert any(w in rep.message for w in ("line ends in", "no record", "contradicts"))
+
+
+def test_changed_move_that_is_illegal(ttt, tmp_path):
+    s, g = ttt, ttt.g
+    key = next(k for k in sorted(s.recs) if k[0] | k[1])
+    occupied = (key[0] | key[1]).bit_length() - 1
+    recs = dict(s.recs)
+    recs[key] = (occupied, recs[key][1])
+    rep = run(write(tmp_path, "ill.pnbook", s.bytes(recs)))
+    assert rep.exit_code == 1
+    assert "illegal book move" in rep.message and "occupied" in rep.message
+
+
+def test_no_move_stored(ttt, tmp_path):
+    recs = dict(ttt.recs)
+    recs[(0, 0)] = (255, recs[(0, 0)][1])
+    rep = run(write(tmp_path, "nm.pnbook", ttt.bytes(recs)))
+    assert rep.exit_code == 1 and "no move" in rep.message
+
+
+@pytest.mark.parametrize("claim", [FIRST, SECOND])
+def test_draw_book_claiming_a_win(ttt, tmp_path, claim):
+    rep = run(write(tmp_path, "v.pnbook", ttt.bytes(value=claim)))
+    assert rep.exit_code == 1
+    assert "contradicts claim" in rep.message or "line ends in" in rep.message
+
+
+def test_win_book_claiming_a_draw(m433, tmp_path):
+    """A draw claim needs the second player's strategy too, which a win book does not hold."""
+    rep = run(write(tmp_path, "v.pnbook", m433.bytes(value=DRAW)))
+    assert rep.exit_code == 1
+    assert "second player" in rep.message
+
+
+def test_record_value_contradicting_the_claim(m433, tmp_path):
+    recs = dict(m433.recs)
+    key = sorted(recs)[len(recs) // 2]
+    recs[key] = (recs[key][0], 2)  # second-wins on the first player's winning line
+    rep = run(write(tmp_path, "c.pnbook", m433.bytes(recs)))
+    assert rep.exit_code == 1
+    assert "record value contradicts claim" in rep.message and "second-wins" in rep.message
+
+
+def test_partial_book(ttt, tmp_path):
+    rep = run(write(tmp_path, "p.pnbook", ttt.bytes(partial=True)))
+    assert rep.exit_code == 1 and "not a complete proof" in rep.message
+
+
+# --------------------------------------------------------------------------------------------
+# Rules
+# --------------------------------------------------------------------------------------------
+
+def test_win_pattern_removed_or_added(ttt, tmp_path):
+    def drop(h):
+        h["rules"]["win_patterns"] = h["rules"]["win_patterns"][1:]
+
+    def add(h):
+        h["rules"]["win_patterns"].append([0, 4, 5])
+
+    for patch, word in ((drop, "missing"), (add, "not in the game")):
+        rep = run(write(tmp_path, "r.pnbook", ttt.bytes(header_patch=patch)))
+        assert rep.exit_code == 1
+        assert "win patterns differ from mnk:3,3,3" in rep.message and word in rep.message
+
+
+def test_redundant_superset_pattern_is_not_a_difference(ttt, tmp_path):
+    def add(h):
+        h["rules"]["win_patterns"].append([0, 1, 2, 5])  # contains a1 b1 c1: never completes first
+
+    # it is not symmetric, but it is dropped before the symmetries are checked
+    rep = run(write(tmp_path, "r.pnbook", ttt.bytes(header_patch=add)))
+    assert rep.exit_code == 0, rep.message
+
+
+def test_other_rule_changes(ttt, c4, tmp_path):
+    rep = run(write(tmp_path, "a.pnbook",
+                    ttt.bytes(header_patch=lambda h: h["rules"].update(first_move_forbidden=[4]))))
+    assert rep.exit_code == 1 and "first-move restriction" in rep.message
+    rep = run(write(tmp_path, "b.pnbook",
+                    ttt.bytes(header_patch=lambda h: h["rules"].update(disc_cap=6))))
+    assert rep.exit_code == 1 and "disc cap" in rep.message
+    rep = run(write(tmp_path, "c.pnbook",
+                    c4.bytes(header_patch=lambda h: h["rules"].update(gravity=False))))
+    assert rep.exit_code == 1 and "gravity" in rep.message
+    rep = run(write(tmp_path, "d.pnbook",
+                    ttt.bytes(header_patch=lambda h: h["rules"].update(cells=list(range(8))))))
+    assert rep.exit_code == 1 and "cells differ" in rep.message
+    rep = run(write(tmp_path, "e.pnbook", ttt.bytes(header_patch=lambda h: h.update(game="qango9"))))
+    assert rep.exit_code == 1 and "unknown game" in rep.message
+
+
+def test_custom_game_rules_changed_breaks_its_symmetries(tmp_path):
+    base = mnk(3, 3, 3)
+    s = Solved(Game("file:t.json", 3, 3, base.patterns, base.symmetries))
+
+    def drop(h):
+        h["rules"]["win_patterns"] = [p for p in h["rules"]["win_patterns"] if p != [0, 1, 2]]
+
+    rep = run(write(tmp_path, "f.pnbook", s.bytes(header_patch=drop)))
+    assert rep.exit_code == 2 and "not a symmetry" in rep.message
+
+
+def test_fake_symmetry(ttt, tmp_path):
+    def fake(h):
+        p = list(range(9))
+        p[0], p[1] = 1, 0  # swaps a1 and b1: not a symmetry of tic-tac-toe
+        h["rules"]["symmetries"].append(p)
+
+    rep = run(write(tmp_path, "s.pnbook", ttt.bytes(header_patch=fake)))
+    assert rep.exit_code == 2
+    assert "symmetries[8] is not a symmetry" in rep.message
+
+
+def test_symmetries_not_a_group(ttt, tmp_path):
+    def cut(h):
+        h["rules"]["symmetries"] = h["rules"]["symmetries"][:2] + h["rules"]["symmetries"][5:6]
+
+    rep = run(write(tmp_path, "g.pnbook", ttt.bytes(header_patch=cut)))
+    assert rep.exit_code == 2 and "not a group" in rep.message
+
+
+def test_vertical_flip_is_not_a_connect4_symmetry(c4, tmp_path):
+    def flip(h):
+        h["rules"]["symmetries"] = grid_symmetries(4, 4, keep=lambda p: True)[:4]
+
+    rep = run(write(tmp_path, "g.pnbook", c4.bytes(header_patch=flip)))
+    assert rep.exit_code == 2 and "gravity" in rep.message
+
+
+def test_builtin_rules_from_games_md():
+    """The verifier's own reconstruction of the shipped games matches the figures in games.md."""
+    q6 = verify.reference_rules("qango6")
+    assert len(q6.cells) == 36 and len(q6.patterns) == 61 and not q6.forbidden
+    q6.symmetries = [tuple(p) for p in grid_symmetries(6, 6)]
+    verify.check_symmetries(q6)  # all 8 symmetries of the square
+    assert verify.reference_rules("qango6:castle").forbidden == {7, 10, 14, 15, 20, 21, 25, 28}
+    assert len(verify.reference_rules("qango6:tournament").forbidden) == 16
+    q7 = verify.reference_rules("qango7")
+    assert q7.disc_cap == 40 and verify.reference_rules("qango7:nocap").disc_cap is None
+    half_and_diagonals = [tuple(p) for p in grid_symmetries(7, 7)
+                          if p[0] in (0, 48)]  # identity, half turn, the two diagonal mirrors
+    q7.symmetries = half_and_diagonals
+    assert len(q7.symmetries) == 4
+    verify.check_symmetries(q7)
+    q7.symmetries = [tuple(p) for p in grid_symmetries(7, 7)]
+    with pytest.raises(verify.BookError):
+        verify.check_symmetries(q7)
+    q7p = verify.reference_rules("qango7plus")
+    assert len(q7p.cells) == 37 and q7p.disc_cap is None
+    edges = verify.reference_rules("qango7plus:edges")
+    allowed = q7p.cells - edges.forbidden
+    assert 2 in allowed and 8 in allowed and 24 not in allowed and 16 not in allowed
+    assert q7p.cells - verify.reference_rules("qango7plus:tournament").forbidden == {11, 19, 29, 37}
+    c = verify.reference_rules("connect4")
+    assert (c.width, c.height, c.gravity, len(c.patterns)) == (7, 6, True, 69)
+
+
+# --------------------------------------------------------------------------------------------
+# Damaged files
+# --------------------------------------------------------------------------------------------
+
+def test_truncated_files(ttt, tmp_path):
+    z = compress(ttt.bytes())
+    p = tmp_path / "t.pnbook"
+    p.write_bytes(z[: len(z) * 2 // 3])
+    rep = run(p)
+    assert rep.exit_code == 2 and ("truncated" in rep.message or "corrupt" in rep.message)
+    # a well-formed frame whose records are cut short
+    p = write(tmp_path, "t2.pnbook", ttt.bytes()[:-7])
+    rep = run(p)
+    assert rep.exit_code == 2 and "record bytes" in rep.message
+
+
+def test_not_a_book(ttt, tmp_path):
+    p = tmp_path / "x.pnbook"
+    p.write_text("hello, I am not a book\n")
+    rep = run(p)
+    assert rep.exit_code == 2 and "not a book" in rep.message
+    rep = run(write(tmp_path, "y.pnbook", b"NOTABOOK" + ttt.bytes()[8:]))
+    assert rep.exit_code == 2 and "magic" in rep.message
+
+
+def test_corrupt_bytes(ttt, tmp_path):
+    z = bytearray(compress(ttt.bytes()))
+    z[len(z) // 2] ^= 0x55
+    p = tmp_path / "c.pnbook"
+    p.write_bytes(bytes(z))
+    assert run(p).exit_code == 2
+
+
+def test_malformed_header_and_version(ttt, tmp_path):
+    data = ttt.bytes()
+    (hl,) = struct.unpack(">I", data[8:12])
+    bad = data[:12] + b"?" + data[13:]  # the header no longer parses
+    rep = run(write(tmp_path, "h.pnbook", bad))
+    assert rep.exit_code == 2 and "malformed header" in rep.message
+    rep = run(write(tmp_path, "v.pnbook", ttt.bytes(header_patch=lambda h: h.update(format_version=2))))
+    assert rep.exit_code == 2 and "format_version" in rep.message
+    rep = run(write(tmp_path, "w.pnbook", ttt.bytes(header_patch=lambda h: h.update(records=3))))
+    assert rep.exit_code == 2
+    rep = run(write(tmp_path, "x.pnbook",
+                    ttt.bytes(header_patch=lambda h: h["rules"].update(symmetries="auto"))))
+    assert rep.exit_code == 2 and "symmetries" in rep.message
+
+
+def test_unsorted_and_duplicate_keys(ttt, tmp_path):
+    data = ttt.bytes()
+    (hl,) = struct.unpack(">I", data[8:12])
+    head, body = data[:12 + hl], data[12 + hl:]
+    recs = [body[i:i + 18] for i in range(0, len(body), 18)]
+    swapped = recs[:]
+    swapped[3], swapped[4] = swapped[4], swapped[3]
+    rep = run(write(tmp_path, "u.pnbook", head + b"".join(swapped)))
+    assert rep.exit_code == 2 and "ascending" in rep.message
+    dup = recs[:]
+    dup[4] = dup[3]
+    rep = run(write(tmp_path, "d.pnbook", head + b"".join(dup)))
+    assert rep.exit_code == 2 and "repeats" in rep.message
+
+
+def test_cli_exit_codes_without_traceback(ttt, tmp_path):
+    good = write(tmp_path, "g.pnbook", ttt.bytes())
+    junk = tmp_path / "j.pnbook"
+    junk.write_bytes(b"\x00" * 50)
+    for path, code in ((good, 0), (junk, 2)):
+        r = subprocess.run([sys.executable, str(TOOLS / "verify.py"), str(path), "--quiet"],
+                           capture_output=True, text=True)
+        assert r.returncode == code
+        assert "Traceback" not in r.stderr
+        assert len((r.stdout + r.stderr).strip().splitlines()) == 1

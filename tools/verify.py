@@ -1,0 +1,918 @@
+#!/usr/bin/env python3
+"""Standalone verifier of pndb solution books (``.pnbook``).
+
+Why this file exists: a book is pndb's claim that a game has a given value.  Nobody should have to
+trust pndb's search code to believe it, so this program re-checks the claim with its own, separate
+implementation of everything that matters: the file format (docs/book-format.md), the rules
+(docs/game-format.md for the rules data in the header, and the rules of the built-in games written
+down in games.md, rebuilt here from that description), the symmetries, the canonical keys, and the
+game tree walk.  It deliberately imports nothing from ``pndb``: a bug shared by the solver and the
+checker would otherwise go unnoticed.  It uses only the standard library, numpy and zstandard.
+
+Usage::
+
+    python tools/verify.py BOOK [--quiet]
+
+Exit codes:
+
+* 0 -- the book proves its value from its start position;
+* 1 -- the book is well formed but is not a proof of what it claims: a hole (no record, an
+  illegal book move, a line that ends on the wrong side of the value, a record whose value code
+  contradicts the claim), a partial book, or rules that are not those of the named game;
+* 2 -- the file is not a readable book: not zstandard / bad magic, truncated or corrupt, malformed
+  header or rules data (including a listed "symmetry" that is not one), unknown format version.
+
+Tests import it (``sys.path`` insert of ``tools/``) and call :func:`verify_file` or :func:`main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import re
+import struct
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import zstandard
+
+MAGIC = b"PNBOOK\x00\x01"
+FORMAT_VERSION = 1
+RECORD_SIZE = 18
+NO_MOVE = 255
+
+# Outcomes, ordered as in the book format: second-wins < draw < first-wins.
+SECOND_WINS, DRAW, FIRST_WINS = 0, 1, 2
+OUTCOME_NAME = {SECOND_WINS: "second-wins", DRAW: "draw", FIRST_WINS: "first-wins"}
+CLAIMS = {"first-wins": FIRST_WINS, "second-wins": SECOND_WINS, "draw": DRAW}
+PARTIAL_VALUES = {"unknown", "first-wins", "second-wins", "draw", "first-wont-win", "second-wont-win"}
+# Record value code -> (low, high) interval of outcomes, and its name.
+CODE_INTERVAL = {
+    0: (SECOND_WINS, FIRST_WINS),
+    1: (FIRST_WINS, FIRST_WINS),
+    2: (SECOND_WINS, SECOND_WINS),
+    3: (DRAW, DRAW),
+    4: (SECOND_WINS, DRAW),
+    5: (DRAW, FIRST_WINS),
+}
+CODE_NAME = {0: "unknown", 1: "first-wins", 2: "second-wins", 3: "draw", 4: "first-wont-win",
+             5: "second-wont-win"}
+PLAYER_NAME = ("first player", "second player")
+
+RULE_KEYS = {"name", "width", "height", "cells", "win_patterns", "symmetries", "first_move_forbidden",
+             "disc_cap", "gravity", "move_order"}
+
+
+class BookError(Exception):
+    """The file is not a readable, well-formed book (exit code 2)."""
+
+
+class NotProven(Exception):
+    """The book is well formed but does not prove what it claims (exit code 1)."""
+
+
+@dataclass
+class Report:
+    """What :func:`verify_file` found.  ``hole`` is the failing line as cell indices from the
+    empty board (start moves included), ``hole_moves`` the same in the game's notation."""
+
+    ok: bool
+    exit_code: int
+    message: str
+    game: str | None = None
+    value: str | None = None
+    records: int = 0
+    positions: int = 0
+    seconds: float = 0.0
+    hole: list[int] | None = None
+    hole_moves: str | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.positions / self.seconds if self.seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Rules
+# --------------------------------------------------------------------------------------------
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def column_letters(col: int) -> str:
+    """Column name: a..z, then aa, ab, ... (pndb limits named boards to 26 columns; wider grids
+    only occur in ``file:`` games and still need a readable name)."""
+    s = ""
+    col += 1
+    while col:
+        col, r = divmod(col - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+def _column_index(letters: str) -> int:
+    v = 0
+    for ch in letters:
+        v = v * 26 + (ord(ch) - 96)
+    return v - 1
+
+
+def minimal_patterns(patterns) -> frozenset:
+    """Drop duplicates and every pattern that contains another one: such a pattern can never be
+    the first one completed, so it does not change the game (pndb drops them too).  Comparing and
+    symmetry-checking the minimal sets means redundant patterns can neither cause a spurious
+    mismatch nor hide a real one."""
+    uniq = sorted({frozenset(p) for p in patterns}, key=len)
+    kept: list[frozenset] = []
+    for p in uniq:
+        if not any(q <= p for q in kept):
+            kept.append(p)
+    return frozenset(kept)
+
+
+class Rules:
+    """A placement game's rules in normalised form, built from game-format data.
+
+    Normalisation keeps only what changes play: win patterns are the minimal set of live
+    patterns (a pattern on a non-playable cell can never complete), the first-move restriction
+    is intersected with the playable cells, and a disc cap at or above the number of cells is
+    the same as no cap."""
+
+    def __init__(self, width, height, cells, patterns, forbidden, disc_cap, gravity, symmetries,
+                 raw_patterns=None):
+        self.width = width
+        self.height = height
+        self.n = width * height
+        self.cells = frozenset(cells)
+        live = [frozenset(p) for p in patterns if set(p) <= self.cells]
+        self.patterns = minimal_patterns(live)
+        self.raw_pattern_count = len(raw_patterns if raw_patterns is not None else patterns)
+        self.forbidden = frozenset(forbidden) & self.cells
+        self.disc_cap = disc_cap if disc_cap is not None and disc_cap < len(self.cells) else None
+        self.gravity = bool(gravity)
+        self.symmetries = [tuple(p) for p in symmetries]
+        # Gravity columns: the playable cells of each column, bottom (highest row) first.
+        self.columns = [
+            [r * width + c for r in range(height - 1, -1, -1) if r * width + c in self.cells]
+            for c in range(width)
+        ]
+
+    # --- notation ---------------------------------------------------------------------------
+    def cell_name(self, c: int) -> str:
+        r, col = divmod(c, self.width)
+        return f"{column_letters(col)}{r + 1}"
+
+    def move_name(self, c: int) -> str:
+        """A move in the game's notation: a cell name, or the column digit with gravity."""
+        if self.gravity:
+            return str(c % self.width + 1)
+        return self.cell_name(c)
+
+    def line_name(self, cells) -> str:
+        if not cells:
+            return "(the empty board)"
+        if self.gravity and self.width <= 9:
+            return "".join(self.move_name(c) for c in cells)
+        return " ".join(self.move_name(c) for c in cells)
+
+    def parse_moves(self, text: str) -> list[str]:
+        """Split a move string (run together, or separated by spaces or commas) into tokens."""
+        if not isinstance(text, str):
+            raise BookError("malformed header: start.moves is not a string")
+        t = text.strip().lower()
+        if self.gravity:
+            if self.width <= 9 and re.fullmatch(r"[\d\s,]*", t):
+                return [ch for ch in t if ch.isdigit()]
+            if re.fullmatch(r"[\d\s,]*", t):
+                return [tok for tok in re.split(r"[\s,]+", t) if tok]
+        elif re.fullmatch(r"(?:[a-z]+\d+|[\s,])*", t):
+            return re.findall(r"[a-z]+\d+", t)
+        raise BookError(f"malformed header: start.moves {text!r} is not a move sequence of this game")
+
+    def token_cell(self, token: str, occupied: int) -> int | None:
+        """The cell a move token puts a stone on, or None if the token names no playable cell."""
+        if self.gravity:
+            col = int(token) - 1
+            if not 0 <= col < self.width:
+                return None
+            for c in self.columns[col]:
+                if not (occupied >> c) & 1:
+                    return c
+            return None  # column full: reported as illegal by the caller
+        m = re.fullmatch(r"([a-z]+)(\d+)", token)
+        col, row = _column_index(m.group(1)), int(m.group(2)) - 1
+        if not (0 <= col < self.width and 0 <= row < self.height):
+            return None
+        return row * self.width + col
+
+
+def _grid_index_list(obj, where: str, n: int, allow_empty=True) -> list[int]:
+    if not isinstance(obj, list) or not all(_is_int(x) for x in obj):
+        raise BookError(f"malformed rules: {where} must be a list of cell indices")
+    if not allow_empty and not obj:
+        raise BookError(f"malformed rules: {where} is empty")
+    bad = [x for x in obj if not 0 <= x < n]
+    if bad:
+        raise BookError(f"malformed rules: {where} has cell {bad[0]} off the {n}-cell grid")
+    return obj
+
+
+def rules_from_json(obj) -> Rules:
+    """Parse and validate game-format rules data as found in a book header.
+
+    Every listed symmetry is kept for :func:`check_symmetries`; here only the shape of the data
+    is checked.  In a book, ``symmetries`` must be an explicit list (book-format.md)."""
+    if not isinstance(obj, dict):
+        raise BookError("malformed header: rules is not a JSON object")
+    extra = sorted(set(obj) - RULE_KEYS)
+    if extra:
+        raise BookError(f"malformed rules: unknown key {extra[0]!r}")
+    for k in ("width", "height", "win_patterns"):
+        if k not in obj:
+            raise BookError(f"malformed rules: missing {k!r}")
+    w, h = obj["width"], obj["height"]
+    if not (_is_int(w) and _is_int(h) and w >= 1 and h >= 1):
+        raise BookError("malformed rules: width and height must be positive integers")
+    n = w * h
+    if n > 64:
+        raise BookError(f"malformed rules: {w}x{h} grid has {n} cells, more than 64")
+    cells = obj.get("cells")
+    cells = list(range(n)) if cells is None else _grid_index_list(cells, "cells", n)
+    if len(set(cells)) != len(cells):
+        raise BookError("malformed rules: cells lists a cell twice")
+    pats = obj["win_patterns"]
+    if not isinstance(pats, list):
+        raise BookError("malformed rules: win_patterns must be a list of cell lists")
+    for i, p in enumerate(pats):
+        _grid_index_list(p, f"win_patterns[{i}]", n, allow_empty=False)
+    forb = obj.get("first_move_forbidden")
+    forb = [] if forb is None else _grid_index_list(forb, "first_move_forbidden", n)
+    cap = obj.get("disc_cap")
+    if cap is not None and not (_is_int(cap) and cap >= 0):
+        raise BookError("malformed rules: disc_cap must be null or a non-negative integer")
+    grav = obj.get("gravity", False)
+    if grav is None:
+        grav = False
+    if not isinstance(grav, bool):
+        raise BookError("malformed rules: gravity must be true or false")
+    mo = obj.get("move_order")
+    if mo is not None:
+        _grid_index_list(mo, "move_order", n)
+    name = obj.get("name")
+    if name is not None and not isinstance(name, str):
+        raise BookError("malformed rules: name must be a string")
+    syms = obj.get("symmetries")
+    if not isinstance(syms, list):
+        raise BookError("malformed rules: a book's rules.symmetries must be an explicit list of "
+                        "permutations (found %s)" % json.dumps(syms))
+    if not syms:
+        raise BookError("malformed rules: symmetries is empty (the identity must be listed)")
+    for i, p in enumerate(syms):
+        _grid_index_list(p, f"symmetries[{i}]", n)
+        if len(p) != n or len(set(p)) != n:
+            raise BookError(f"malformed rules: symmetries[{i}] is not a permutation of the "
+                            f"{n} grid cells")
+    return Rules(w, h, cells, pats, forb, cap, grav, syms)
+
+
+def check_symmetries(rules: Rules) -> None:
+    """Reject any listed permutation that is not a true symmetry of the game, and a list that is
+    not a group.
+
+    Why: canonical keys merge every position with its images.  A permutation that does not map
+    the cells, the win patterns, the first-move restriction and (with gravity) the columns onto
+    themselves would merge positions of different value, and one record would then "prove"
+    positions it says nothing about.  The group property makes the canonical key a function of
+    the symmetry class, as the format assumes."""
+    n = rules.n
+    ident = tuple(range(n))
+    seen = {}
+    for i, p in enumerate(rules.symmetries):
+        if p in seen:
+            raise BookError(f"invalid symmetries: symmetries[{i}] repeats symmetries[{seen[p]}]")
+        seen[p] = i
+    if ident not in seen:
+        raise BookError("invalid symmetries: the identity is not listed")
+    for i, p in enumerate(rules.symmetries):
+        what = f"symmetries[{i}] is not a symmetry of the game:"
+        if frozenset(p[c] for c in rules.cells) != rules.cells:
+            c = next(c for c in sorted(rules.cells) if p[c] not in rules.cells)
+            raise BookError(f"{what} it maps playable cell {rules.cell_name(c)} to "
+                            f"{rules.cell_name(p[c])}, which is not playable")
+        for pat in sorted(rules.patterns, key=sorted):
+            img = frozenset(p[c] for c in pat)
+            if img not in rules.patterns:
+                raise BookError(f"{what} it maps win pattern "
+                                f"{' '.join(rules.cell_name(c) for c in sorted(pat))} to "
+                                f"{' '.join(rules.cell_name(c) for c in sorted(img))}, "
+                                f"which is not a win pattern")
+        if frozenset(p[c] for c in rules.forbidden) != rules.forbidden:
+            c = next(c for c in sorted(rules.forbidden) if p[c] not in rules.forbidden)
+            raise BookError(f"{what} it maps {rules.cell_name(c)} (forbidden as first stone) to "
+                            f"{rules.cell_name(p[c])} (allowed)")
+        if rules.gravity:
+            cols = {tuple(col) for col in rules.columns}
+            for ci, col in enumerate(rules.columns):
+                img = tuple(p[c] for c in col)
+                if img not in cols:
+                    raise BookError(f"{what} it does not map column {ci + 1} (bottom to top) onto "
+                                    f"a column, so it does not commute with gravity")
+    for p in rules.symmetries:
+        for q in rules.symmetries:
+            pq = tuple(p[q[c]] for c in range(n))
+            if pq not in seen:
+                raise BookError(f"invalid symmetries: the list is not a group (symmetries"
+                                f"[{seen[p]}] after symmetries[{seen[q]}] is not listed)")
+
+
+# --- the built-in games, rebuilt from games.md ----------------------------------------------
+
+def _lines(width, height, k):
+    """All k consecutive cells in a row, column or diagonal (both directions)."""
+    out = []
+    for r in range(height):
+        for c in range(width):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                r2, c2 = r + dr * (k - 1), c + dc * (k - 1)
+                if 0 <= r2 < height and 0 <= c2 < width:
+                    out.append([(r + dr * i) * width + c + dc * i for i in range(k)])
+    return out
+
+
+def _squares(width, height):
+    return [[r * width + c, r * width + c + 1, (r + 1) * width + c, (r + 1) * width + c + 1]
+            for r in range(height - 1) for c in range(width - 1)]
+
+
+QANGO6_AREAS = [[0, 1, 6], [4, 5, 11], [24, 30, 31], [29, 34, 35],
+                [2, 7, 12], [3, 10, 17], [18, 25, 32], [23, 28, 33],
+                [8, 13, 14], [9, 15, 16], [19, 20, 26], [21, 22, 27]]
+QANGO7_AREAS = [[0, 1, 7], [5, 6, 13], [35, 42, 43], [41, 47, 48],
+                [2, 8, 14], [4, 12, 20], [28, 36, 44], [34, 40, 46],
+                [3, 9, 10], [11, 18, 19], [15, 21, 22], [16, 17, 23],
+                [25, 31, 32], [26, 27, 33], [29, 30, 37], [38, 39, 45]]
+QANGO7_CORNERS = {0, 1, 7, 5, 6, 13, 35, 42, 43, 41, 47, 48}
+
+
+def reference_rules(game: str) -> Rules | None:
+    """The rules of a built-in game, built from games.md (not from pndb).  None for ``file:``
+    games.  Raises NotProven for a name that is neither built in nor ``file:``: the verifier
+    cannot vouch for rules it does not know, so it fails closed."""
+    ident: list = []  # symmetries are not compared against a fixed list, only validated
+    g = game.strip()
+    if g.startswith("file:"):
+        return None
+    if g == "tictactoe":
+        g = "mnk:3,3,3"
+    if g == "connect4":
+        g = "connect4:7x6"
+    if g == "qango6:burg":
+        g = "qango6:castle"
+    m = re.fullmatch(r"mnk:(\d+),(\d+),(\d+)", g)
+    if m:
+        w, h, k = map(int, m.groups())
+        if not (w >= 1 and h >= 1 and w * h <= 64 and k >= 1):
+            raise NotProven(f"game {game!r} is not a valid m,n,k-game")
+        return Rules(w, h, range(w * h), _lines(w, h, k), [], None, False, ident)
+    m = re.fullmatch(r"connect4:(\d+)x(\d+)", g)
+    if m:
+        w, h = map(int, m.groups())
+        if not (w >= 1 and h >= 1 and w * h <= 64):
+            raise NotProven(f"game {game!r} is not a valid Connect Four board")
+        return Rules(w, h, range(w * h), _lines(w, h, 4), [], None, True, ident)
+    if g in ("qango6", "qango6:castle", "qango6:tournament"):
+        pats = _lines(6, 6, 5) + _squares(6, 6) + QANGO6_AREAS
+        forb = []
+        if g == "qango6:castle":
+            forb = [7, 10, 14, 15, 20, 21, 25, 28]
+        elif g == "qango6:tournament":
+            forb = [r * 6 + c for r in range(1, 5) for c in range(1, 5)]
+        return Rules(6, 6, range(36), pats, forb, None, False, ident, raw_patterns=pats)
+    pats7 = _lines(7, 7, 5) + _squares(7, 7) + QANGO7_AREAS
+    if g in ("qango7", "qango7:nocap"):
+        return Rules(7, 7, range(49), pats7, [], 40 if g == "qango7" else None, False, ident)
+    if g in ("qango7plus", "qango7plus:edges", "qango7plus:tournament"):
+        cells = [c for c in range(49) if c not in QANGO7_CORNERS]
+        pats = [p for p in pats7 if not set(p) & QANGO7_CORNERS]
+        forb = []
+        if g == "qango7plus:edges":
+            cs = set(cells)
+
+            def on_edge(c):
+                r, col = divmod(c, 7)
+                for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    r2, c2 = r + dr, col + dc
+                    if not (0 <= r2 < 7 and 0 <= c2 < 7) or r2 * 7 + c2 not in cs:
+                        return True
+                return False
+
+            forb = [c for c in cells if not on_edge(c)]
+        elif g == "qango7plus:tournament":
+            forb = [c for c in cells if c not in (11, 19, 29, 37)]  # e2 f3 b5 c6 allowed
+        return Rules(7, 7, cells, pats, forb, None, False, ident)
+    raise NotProven(f"unknown game {game!r}: its rules cannot be checked against a reference "
+                    f"(custom games are named file:...)")
+
+
+def compare_rules(ref: Rules, got: Rules, game: str) -> list[str]:
+    """What differs between the named game's rules and the header's (empty: the same game)."""
+    diffs = []
+    if (ref.width, ref.height) != (got.width, got.height):
+        return [f"the grid is {got.width}x{got.height}, {game} is played on {ref.width}x{ref.height}"]
+    names = lambda cs: " ".join(ref.cell_name(c) for c in sorted(cs))  # noqa: E731
+    if ref.cells != got.cells:
+        miss, extra = ref.cells - got.cells, got.cells - ref.cells
+        parts = []
+        if miss:
+            parts.append(f"missing {names(miss)}")
+        if extra:
+            parts.append(f"extra {names(extra)}")
+        diffs.append(f"cells differ from {game}: " + ", ".join(parts))
+    if ref.patterns != got.patterns:
+        miss = sorted(ref.patterns - got.patterns, key=sorted)
+        extra = sorted(got.patterns - ref.patterns, key=sorted)
+        parts = []
+        if miss:
+            parts.append(f"{len(miss)} missing (e.g. {names(miss[0])})")
+        if extra:
+            parts.append(f"{len(extra)} not in the game (e.g. {names(extra[0])})")
+        diffs.append(f"win patterns differ from {game} ({len(got.patterns)} minimal patterns, "
+                     f"{game} has {len(ref.patterns)}): " + ", ".join(parts))
+    if ref.forbidden != got.forbidden:
+        diffs.append(f"first-move restriction differs from {game}: forbidden "
+                     f"[{names(got.forbidden)}], {game} forbids [{names(ref.forbidden)}]")
+    if ref.disc_cap != got.disc_cap:
+        diffs.append(f"disc cap differs from {game}: {got.disc_cap} (null: none), "
+                     f"{game} has {ref.disc_cap}")
+    if ref.gravity != got.gravity:
+        diffs.append(f"gravity differs from {game}: {got.gravity}, {game} has {ref.gravity}")
+    return diffs
+
+
+# --------------------------------------------------------------------------------------------
+# The engine: moves, wins, canonical keys
+# --------------------------------------------------------------------------------------------
+
+def _make_canon(perms, n):
+    """Build ``canon(first, second) -> (key, k)``: the canonical key as one int
+    ``(image(first) << 64) | image(second)`` (so int order = the format's bytewise order) and
+    the index of a symmetry that gives it.
+
+    Why generated code: this runs for every child of every position checked.  Permuting a
+    bitboard through per-symmetry, per-byte lookup tables (image of byte j holding value b) turns
+    64 bit tests into a handful of list lookups, and unrolling the loops into straight-line
+    Python removes most interpreter overhead."""
+    nb = (n + 7) // 8
+    ns: dict = {}
+    src = ["def canon(f, s):"]
+    for j in range(nb):
+        src.append(f"    f{j} = (f >> {8 * j}) & 255")
+        src.append(f"    s{j} = (s >> {8 * j}) & 255")
+    for k, p in enumerate(perms):
+        terms = []
+        for j in range(nb):
+            tf, ts = [0] * 256, [0] * 256
+            for b in range(256):
+                img = 0
+                for bit in range(8):
+                    i = 8 * j + bit
+                    if (b >> bit) & 1 and i < n:
+                        img |= 1 << p[i]
+                tf[b], ts[b] = img << 64, img
+            ns[f"F{k}_{j}"], ns[f"S{k}_{j}"] = tf, ts
+            terms += [f"F{k}_{j}[f{j}]", f"S{k}_{j}[s{j}]"]
+        src.append(f"    k{k} = " + " | ".join(terms))
+    src.append("    best = k0")
+    src.append("    bi = 0")
+    for k in range(1, len(perms)):
+        src.append(f"    if k{k} < best:")
+        src.append(f"        best = k{k}")
+        src.append(f"        bi = {k}")
+    src.append("    return best, bi")
+    exec("\n".join(src), ns)  # noqa: S102 - generated from numbers only
+    return ns["canon"]
+
+
+class Engine:
+    """Move generation, win detection and canonical keys for one Rules."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.n = rules.n
+        self.cellmask = sum(1 << c for c in rules.cells)
+        self.forbidmask = sum(1 << c for c in rules.forbidden)
+        self.cap = rules.disc_cap if rules.disc_cap is not None else 1 << 30
+        by_cell = [[] for _ in range(self.n)]
+        self.masks = []
+        for pat in rules.patterns:
+            m = sum(1 << c for c in pat)
+            self.masks.append(m)
+            for c in pat:
+                by_cell[c].append(m)
+        self.pats_by_cell = [tuple(x) for x in by_cell]
+        self.canon = _make_canon(rules.symmetries, self.n)
+        self.inverse = []
+        for p in rules.symmetries:
+            inv = [0] * self.n
+            for i, pi in enumerate(p):
+                inv[pi] = i
+            self.inverse.append(inv)
+        self.column_of = {c: ci for ci, col in enumerate(rules.columns) for c in col}
+
+    def legal(self, f: int, s: int) -> list[int]:
+        occ = f | s
+        if self.rules.gravity:
+            out = []
+            for col in self.rules.columns:
+                for c in col:
+                    if not (occ >> c) & 1:
+                        out.append(c)
+                        break
+        else:
+            e = self.cellmask & ~occ
+            out = []
+            while e:
+                low = e & -e
+                out.append(low.bit_length() - 1)
+                e ^= low
+        if occ == 0 and self.forbidmask:
+            out = [c for c in out if not (self.forbidmask >> c) & 1]
+        return out
+
+    def illegal_reason(self, f: int, s: int, c: int) -> str | None:
+        """Why the current player may not put a stone on cell c (None if they may)."""
+        r = self.rules
+        occ = f | s
+        if c not in r.cells:
+            return f"{r.cell_name(c)} is not a playable cell"
+        if (occ >> c) & 1:
+            return f"{r.cell_name(c)} is occupied"
+        if occ == 0 and c in r.forbidden:
+            return f"{r.cell_name(c)} is forbidden for the first stone"
+        if r.gravity:
+            col = r.columns[self.column_of[c]]
+            low = next(x for x in col if not (occ >> x) & 1)
+            if low != c:
+                return (f"{r.cell_name(c)} is not where a stone dropped in column "
+                        f"{self.column_of[c] + 1} lands ({r.cell_name(low)})")
+        return None
+
+    def winner(self, f: int, s: int) -> int | None:
+        """Outcome if a player owns a whole win pattern (checks both players; used only for the
+        start position, where the last move is not known)."""
+        for m in self.masks:
+            if f & m == m:
+                return FIRST_WINS
+            if s & m == m:
+                return SECOND_WINS
+        return None
+
+    def static_outcome(self, f: int, s: int) -> int | None:
+        """The outcome of a finished position, None if play goes on."""
+        w = self.winner(f, s)
+        if w is not None:
+            return w
+        if (f | s).bit_count() >= self.cap or not self.legal(f, s):
+            return DRAW
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the file
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class Book:
+    header: dict
+    rules: Rules
+    keys: list  # canonical keys as ints (first << 64 | second), ascending
+    moves: bytes
+    values: bytes
+
+
+def read_book(path) -> Book:
+    """Decompress, check the layout byte by byte, parse the header and rules; raise BookError
+    (exit 2) with a one-line message on anything that is not a well-formed book, and NotProven
+    (exit 1) for a partial book."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as e:
+        raise BookError(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        params = zstandard.get_frame_parameters(raw)
+    except zstandard.ZstdError:
+        raise BookError("not a book: the file is not a zstandard frame") from None
+    dobj = zstandard.ZstdDecompressor().decompressobj()
+    try:
+        data = dobj.decompress(raw)
+    except zstandard.ZstdError as e:
+        raise BookError(f"corrupt book: {e}") from None
+    if not dobj.eof:
+        raise BookError("truncated book: the zstandard frame ends early")
+    if dobj.unused_data:
+        raise BookError(f"corrupt book: {len(dobj.unused_data)} bytes follow the zstandard frame")
+    if len(data) < 12 or data[:6] != MAGIC[:6]:
+        raise BookError("not a book: bad magic (expected PNBOOK)")
+    if data[6:8] != MAGIC[6:8]:
+        raise BookError(f"unknown book layout: magic version bytes {data[6:8].hex()} (expected 0001)")
+    if not params.has_checksum:
+        raise BookError("corrupt book: the zstandard frame has no content checksum")
+    (hlen,) = struct.unpack(">I", data[8:12])
+    if 12 + hlen > len(data):
+        raise BookError(f"truncated book: header length {hlen} runs past the end of the data")
+    try:
+        header = json.loads(data[12:12 + hlen].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise BookError(f"malformed header: not UTF-8 JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise BookError("malformed header: not a JSON object")
+    if header.get("format") != "pndb-book":
+        raise BookError(f"malformed header: format is {header.get('format')!r}, not 'pndb-book'")
+    fv = header.get("format_version")
+    if fv != FORMAT_VERSION:
+        raise BookError(f"unknown format_version {fv!r} (this verifier reads version {FORMAT_VERSION})")
+    for k in ("game", "rules", "start", "value", "partial", "records", "record_size"):
+        if k not in header:
+            raise BookError(f"malformed header: missing {k!r}")
+    if not isinstance(header["game"], str):
+        raise BookError("malformed header: game is not a string")
+    if header["record_size"] != RECORD_SIZE:
+        raise BookError(f"malformed header: record_size {header['record_size']!r}, expected 18")
+    if not _is_int(header["records"]) or header["records"] < 0:
+        raise BookError("malformed header: records is not a non-negative integer")
+    if not isinstance(header["partial"], bool):
+        raise BookError("malformed header: partial is not true/false")
+    allowed = PARTIAL_VALUES if header["partial"] else set(CLAIMS)
+    if not isinstance(header["value"], str) or header["value"] not in allowed:
+        raise BookError(f"malformed header: value {header['value']!r} is not one of "
+                        f"{', '.join(sorted(allowed))}")
+    body = data[12 + hlen:]
+    if len(body) != header["records"] * RECORD_SIZE:
+        raise BookError(f"corrupt book: {len(body)} record bytes, header says {header['records']} "
+                        f"records = {header['records'] * RECORD_SIZE} bytes")
+    if header["partial"]:
+        raise NotProven(f"not a complete proof: partial book (exported from an unsolved database; "
+                        f"value so far {header['value']})")
+    rules = rules_from_json(header["rules"])
+
+    rec = np.frombuffer(body, dtype=np.dtype([("f", ">u8"), ("s", ">u8"), ("m", "u1"), ("v", "u1")]))
+    f, s = rec["f"], rec["s"]
+    if len(rec) > 1:
+        up = (f[1:] > f[:-1]) | ((f[1:] == f[:-1]) & (s[1:] > s[:-1]))
+        if not up.all():
+            i = int(np.argmin(up))
+            dup = f[i] == f[i + 1] and s[i] == s[i + 1]
+            raise BookError(f"corrupt book: record {i + 1} {'repeats the key of' if dup else 'sorts before'}"
+                            f" record {i} (keys must be strictly ascending)")
+    bad = np.nonzero(rec["v"] > 5)[0]
+    if len(bad):
+        raise BookError(f"corrupt book: record {int(bad[0])} has value code {int(rec['v'][bad[0]])}")
+    fl, sl = f.tolist(), s.tolist()
+    keys = [(a << 64) | b for a, b in zip(fl, sl)]
+    return Book(header, rules, keys, rec["m"].tobytes(), rec["v"].tobytes())
+
+
+def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
+    """The start position, replayed from its moves; it must equal the header's cells and
+    bitboards (a book whose start does not match its moves proves something else)."""
+    r = book.rules
+    st = book.header["start"]
+    if not isinstance(st, dict) or not {"moves", "cells", "first", "second"} <= set(st):
+        raise BookError("malformed header: start needs moves, cells, first and second")
+    cells = st["cells"]
+    if not isinstance(cells, list) or not all(_is_int(c) for c in cells):
+        raise BookError("malformed header: start.cells is not a list of cell indices")
+    if not (_is_int(st["first"]) and _is_int(st["second"])):
+        raise BookError("malformed header: start.first/second are not integers")
+    tokens = r.parse_moves(st["moves"])
+    if len(tokens) != len(cells):
+        raise BookError(f"inconsistent start: moves {st['moves']!r} has {len(tokens)} moves, "
+                        f"cells has {len(cells)}")
+    f = s = 0
+    for i, (tok, c) in enumerate(zip(tokens, cells)):
+        done = eng.static_outcome(f, s)
+        if done is not None:
+            raise BookError(f"inconsistent start: the game is over before move {i + 1} ({tok})")
+        tc = r.token_cell(tok, f | s)
+        if tc is None:
+            raise BookError(f"inconsistent start: move {i + 1} ({tok}) is not a legal move")
+        if tc != c:
+            raise BookError(f"inconsistent start: move {i + 1} is {tok} (cell {tc}), start.cells "
+                            f"says {c}")
+        why = eng.illegal_reason(f, s, c)
+        if why:
+            raise BookError(f"inconsistent start: move {i + 1} ({tok}) is illegal: {why}")
+        if i % 2 == 0:
+            f |= 1 << c
+        else:
+            s |= 1 << c
+    if (f, s) != (st["first"], st["second"]):
+        raise BookError("inconsistent start: start.first/second are not the position after "
+                        f"{st['moves']!r}")
+    return f, s, list(cells)
+
+
+# --------------------------------------------------------------------------------------------
+# The proof walk
+# --------------------------------------------------------------------------------------------
+
+class Hole(Exception):
+    """The first place where a strategy breaks: ``path`` is the line from the start as nested
+    (parent, cell) pairs (cheap to extend while walking, unwound only when reporting)."""
+
+    def __init__(self, path, message, nodes=0):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+        self.nodes = nodes
+
+
+def _unwind(path) -> list[int]:
+    out = []
+    while path is not None:
+        path, c = path
+        out.append(c)
+    out.reverse()
+    return out
+
+
+def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: str) -> int:
+    """Check one player's strategy from the start: the book's move where ``owner`` is to move,
+    every legal reply elsewhere; every line must end with an outcome >= thr (owner first) or
+    <= thr (owner second).  Returns the number of positions checked; raises Hole.
+
+    Actual positions are walked (so a hole can be reported as the moves that lead to it); checked
+    positions are remembered by canonical key, since the game tree is a DAG and symmetric
+    positions have the same subtree up to the symmetry.  Iterative DFS: lines can be 64 deep and
+    books have millions of positions."""
+    keys, moves, values = book.keys, book.moves, book.values
+    nrec = len(keys)
+    canon, inverse, pats_by_cell = eng.canon, eng.inverse, eng.pats_by_cell
+    cellmask, cap, n = eng.cellmask, eng.cap, eng.n
+    legal, illegal_reason = eng.legal, eng.illegal_reason
+    bl = bisect.bisect_left
+    f0, s0 = start
+    need = (f"at least {OUTCOME_NAME[thr]}" if thr != FIRST_WINS else "a first-player win") \
+        if owner == 0 else (f"at most {OUTCOME_NAME[thr]}" if thr != SECOND_WINS else "a second-player win")
+    who = PLAYER_NAME[owner]
+
+    def bad_end(outcome):
+        return outcome < thr if owner == 0 else outcome > thr
+
+    def end_msg(outcome):
+        res = {FIRST_WINS: "a first-player win", SECOND_WINS: "a second-player win",
+               DRAW: "a draw"}[outcome]
+        return (f"line ends in {res}, but the {who}'s strategy must force {need} "
+                f"(book claims {claim})")
+
+    o = eng.static_outcome(f0, s0)
+    if o is not None:
+        if bad_end(o):
+            raise Hole(None, "the start position is finished: " + end_msg(o), 1)
+        return 1
+    key, k = canon(f0, s0)
+    visited = {key}
+    stack = [(f0, s0, key, k, None)]
+    nodes = 0
+    try:
+        while stack:
+            f, s, key, k, path = stack.pop()
+            nodes += 1
+            nf = f.bit_count()
+            mover = 0 if nf == s.bit_count() else 1
+            i = bl(keys, key)
+            has = i < nrec and keys[i] == key
+            if has:
+                code = values[i]
+                lo, hi = CODE_INTERVAL[code]
+                if (hi < thr) if owner == 0 else (lo > thr):
+                    raise Hole(path, f"record value contradicts claim: the record says "
+                                     f"{CODE_NAME[code]} on a line where the {who}'s strategy must "
+                                     f"force {need} (book claims {claim})")
+            if mover == owner:
+                if not has:
+                    raise Hole(path, f"no record: the {who} is to move and the book has no move here")
+                m = moves[i]
+                if m == NO_MOVE:
+                    raise Hole(path, f"no move: the record for this {who}-to-move position stores no "
+                                     f"move (255)")
+                if m >= n:
+                    raise Hole(path, f"illegal book move: stored move {m} is off the {n}-cell grid")
+                c = inverse[k][m]
+                why = illegal_reason(f, s, c)
+                if why:
+                    raise Hole(path, f"illegal book move: {why}")
+                children = (c,)
+            else:
+                children = legal(f, s)
+            stones = nf + s.bit_count() + 1
+            for c in children:
+                bit = 1 << c
+                if mover == 0:
+                    cf, cs = f | bit, s
+                    b = cf
+                else:
+                    cf, cs = f, s | bit
+                    b = cs
+                for m in pats_by_cell[c]:
+                    if b & m == m:
+                        outcome = FIRST_WINS if mover == 0 else SECOND_WINS
+                        break
+                else:
+                    if stones >= cap or not (cellmask & ~(cf | cs)):
+                        outcome = DRAW
+                    else:
+                        ck, kk = canon(cf, cs)
+                        if ck not in visited:
+                            visited.add(ck)
+                            stack.append((cf, cs, ck, kk, (path, c)))
+                        continue
+                if bad_end(outcome):
+                    raise Hole((path, c), end_msg(outcome))
+    except Hole as hole:
+        hole.nodes = nodes
+        raise
+    return nodes
+
+
+def verify_book(book: Book, progress=None) -> Report:
+    """Check a parsed book: its rules (against the named game, then the symmetries), its start
+    position, and the proof of its value."""
+    h = book.header
+    game, claim = h["game"], h["value"]
+    rep = Report(False, 1, "", game=game, value=claim, records=len(book.keys))
+    ref = reference_rules(game)
+    if ref is not None:
+        diffs = compare_rules(ref, book.rules, game)
+        if diffs:
+            raise NotProven("rules are not those of the named game: " + "; ".join(diffs))
+    check_symmetries(book.rules)
+    eng = Engine(book.rules)
+    f0, s0, start_cells = check_start(book, eng)
+    if claim == "first-wins":
+        plans = [(0, FIRST_WINS)]
+    elif claim == "second-wins":
+        plans = [(1, SECOND_WINS)]
+    else:
+        plans = [(0, DRAW), (1, DRAW)]
+    t0 = time.perf_counter()
+    total = 0
+    for owner, thr in plans:
+        if progress:
+            progress(f"checking the {PLAYER_NAME[owner]}'s strategy "
+                     f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})")
+        try:
+            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim)
+        except Hole as hole:
+            line = start_cells + _unwind(hole.path)
+            rep.positions = total + hole.nodes
+            rep.seconds = time.perf_counter() - t0
+            rep.hole = line
+            rep.hole_moves = book.rules.line_name(line)
+            rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
+            return rep
+    rep.ok, rep.exit_code = True, 0
+    rep.positions = total
+    rep.seconds = time.perf_counter() - t0
+    rep.message = f"proven: {game} is {claim}"
+    return rep
+
+
+def verify_file(path, progress=None) -> Report:
+    """Read and verify a book; never raises for a bad book (the Report says what is wrong)."""
+    try:
+        book = read_book(path)
+        return verify_book(book, progress)
+    except BookError as e:
+        return Report(False, 2, f"error: {e}")
+    except NotProven as e:
+        return Report(False, 1, f"not proven: {e}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Verify a pndb solution book independently of pndb.")
+    ap.add_argument("book")
+    ap.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    a = ap.parse_args(argv)
+    progress = None if a.quiet else (lambda msg: print(msg, file=sys.stderr))
+    rep = verify_file(a.book, progress)
+    stats = (f"{rep.positions} positions checked in {rep.seconds:.2f} s "
+             f"({rep.rate:,.0f} positions/s), {rep.records} records")
+    # The verdict (proven or not) goes to stdout; a file that is not a readable book is an error
+    # on stderr, like pndb's own CLI errors.
+    if rep.exit_code == 0:
+        print(f"OK {rep.message}; {stats}")
+    elif rep.exit_code == 1:
+        print(f"FAIL {rep.message}" + (f"; {stats}" if rep.game is not None else ""))
+    else:
+        print(rep.message, file=sys.stderr)
+    return rep.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
