@@ -47,7 +47,8 @@ def tokens(game, text):
         while pos < len(part):
             m = CELL_TOKEN.match(part, pos)
             if not m:
-                raise MoveError(f"malformed move '{part[pos:]}' in '{text}' (write cells like c3)")
+                shown = " ".join(text.split())  # one line, whatever the input
+                raise MoveError(f"malformed move '{part[pos:]}' in '{shown}' (write cells like c3)")
             out.append(m.group(0))
             pos = m.end()
     return out
@@ -61,7 +62,7 @@ def token_cell(game, a, b, token, number):
     if state != K.ONGOING:
         raise MoveError(f"{where}: the game is already over ({outcome_text(state)})")
     if game.gravity:
-        if not token.isdigit() or not 1 <= int(token) <= game.width:
+        if not (token.isascii() and token.isdigit()) or not 1 <= int(token) <= game.width:
             raise MoveError(f"{where}: not a column 1..{game.width}")
         col = int(token) - 1
         legal = int(K.legal_mask(np.uint64(a), np.uint64(b), t))
@@ -105,7 +106,7 @@ def parse_move(game, a, b, text):
     """The cell of a single move typed at position (a, b)."""
     toks = tokens(game, text)
     if len(toks) != 1:
-        raise MoveError(f"expected one move, got '{text.strip()}'")
+        raise MoveError(f"expected one move, got '{' '.join(text.split())}'")
     return token_cell(game, a, b, toks[0], 1)
 
 

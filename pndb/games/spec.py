@@ -190,6 +190,8 @@ def build_game(
     ngrid = width * height
     if width < 1 or height < 1 or ngrid > 64:
         raise GameError(f"board {width}x{height} must have between 1 and 64 cells")
+    if width > 26 and not gravity:
+        raise GameError(f"board {width}x{height}: at most 26 columns (cells are named a..z)")
     cells = tuple(sorted(set(range(ngrid) if cells is None else cells)))
     if not cells or any(not 0 <= c < ngrid for c in cells):
         raise GameError(f"cells must be grid indices 0..{ngrid - 1}")
@@ -395,11 +397,15 @@ def connect4(args, spec):
 def load_file(path, spec):
     """A placement game described by a JSON file (docs/game-format.md)."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise GameError(f"cannot read game file {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise GameError(f"game file {path} is not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise GameError(f"game file {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise GameError(f"game file {path} is nested too deeply to be a game") from None
     return game_from_rules(data, spec)
 
 
@@ -430,7 +436,7 @@ def game_from_rules(data, spec):
         )
     except KeyError as e:
         raise GameError(f"rules data lacks the key {e.args[0]!r}") from None
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:
         if isinstance(e, GameError):
             raise
         raise GameError(f"malformed rules data: {e}") from None

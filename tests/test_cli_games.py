@@ -1,0 +1,241 @@
+"""The `pndb games` and `pndb show` commands, and how the CLI reports bad input.
+
+Expected boards and outcomes come from the reference model (tests/reference.py).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import reference as R
+from click.testing import CliRunner
+
+from pndb.cli import main
+
+SPECS_LISTED = ["tictactoe", "qango6", "qango6:castle", "qango6:tournament", "qango7", "qango7:nocap",
+                "qango7plus", "qango7plus:edges", "qango7plus:tournament", "connect4", "mnk:4,4,3",
+                "connect4:4x4"]  # fmt: skip
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result
+
+
+def pndb_script():
+    """The `pndb` console script installed next to the running Python."""
+    path = Path(sys.executable).parent / ("pndb.exe" if os.name == "nt" else "pndb")
+    if not path.exists():
+        pytest.skip("the pndb console script is not installed next to sys.executable")
+    return str(path)
+
+
+def assert_user_error(result):
+    """Exit 2, one line on stderr starting 'error:', nothing on stdout, no traceback."""
+    assert result.exit_code == 2, (result.exit_code, result.output, result.stderr)
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    return lines[0]
+
+
+# ---------------------------------------------------------------- help and listing
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["games", "--help"], ["show", "--help"]])
+def test_help(args):
+    result = run(*args)
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+    if args == ["--help"] or args == ["-h"]:
+        assert "games" in result.stdout and "show" in result.stdout
+    if args[0] == "show":
+        assert "--moves" in result.stdout and "GAME" in result.stdout
+
+
+def test_games_lists_every_spec():
+    result = run("games")
+    assert result.exit_code == 0
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
+    for spec in SPECS_LISTED:
+        assert spec in rows, spec
+    # board, cells, symmetries and (minimal) patterns of a few, from the reference model
+    for spec, syms in (("qango6", 8), ("qango7", 4), ("connect4", 2), ("tictactoe", 8)):
+        rg = R.ref_game(spec)
+        _, board, cells, nsym, npat = rows[spec][:5]
+        assert board == f"{rg.width}x{rg.height}"
+        assert int(cells) == len(rg.cells)
+        assert int(nsym) == syms
+        assert int(npat) == len(rg.minimal_patterns)
+    assert "mnk:M,N,K" in result.stdout and "connect4:WxH" in result.stdout
+    assert "file:" in result.stdout
+
+
+# ---------------------------------------------------------------- show
+
+
+def board_of(rg, a, b):
+    """The rows of the board as X/O/. strings (blank for a missing cell), from the reference."""
+    rows = []
+    for r in range(rg.height):
+        row = []
+        for c in range(rg.width):
+            i = r * rg.width + c
+            row.append(" " if i not in rg.cells else "X" if a >> i & 1 else "O" if b >> i & 1 else ".")
+        rows.append(" ".join(row))
+    return rows
+
+
+def play_names(rg, names):
+    a = b = 0
+    for n in names:
+        a, b = R.play(rg, a, b, R.cell_index(n, rg.width))
+    return a, b
+
+
+def test_show_empty_board():
+    result = run("show", "tictactoe")
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "to move: first player" in out
+    assert out.count(".") >= 9
+
+
+def test_show_qango6_moves():
+    rg = R.ref_game("qango6")
+    a, b = play_names(rg, ["c3", "d4"])
+    result = run("show", "qango6", "--moves", "c3d4")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for row in board_of(rg, a, b):
+        assert row in out
+    assert "2 stones" in out
+    assert "to move: first player" in out
+
+
+def test_show_connect4_gravity():
+    rg = R.ref_game("connect4")
+    a = b = 0
+    for col in (3, 3, 4, 2):
+        a, b = R.play(rg, a, b, R.drop(rg, a, b, col))
+    result = run("show", "connect4", "-m", "4453")
+    assert result.exit_code == 0, result.output
+    for row in board_of(rg, a, b):
+        assert row in result.stdout
+    assert "4 stones" in result.stdout
+    assert "to move: first player" in result.stdout
+
+
+def test_show_outcomes():
+    result = run("show", "tictactoe", "--moves", "a1b1a2b2a3")
+    assert result.exit_code == 0
+    assert "game over" in result.stdout and "first player has won" in result.stdout
+    # a drawn tic-tac-toe game (checked with the reference first)
+    rg = R.ref_game("tictactoe")
+    moves = "b2 a1 c1 a3 a2 c2 b1 b3 c3".split()
+    a, b = play_names(rg, moves)
+    assert R.outcome(rg, a, b) == R.DRAW
+    result = run("show", "tictactoe", "--moves", " ".join(moves))
+    assert result.exit_code == 0
+    assert "game over: a draw" in result.stdout
+    # the second player wins in Connect Four 4x4 with four in column 2
+    result = run("show", "connect4:4x4", "--moves", "12123232")
+    rg = R.ref_game("connect4:4x4")
+    a = b = 0
+    for ch in "12123232":
+        a, b = R.play(rg, a, b, R.drop(rg, a, b, int(ch) - 1))
+    assert R.outcome(rg, a, b) == R.SECOND_WON
+    assert result.exit_code == 0
+    assert "second player has won" in result.stdout
+
+
+def test_show_file_game(tmp_path):
+    path = tmp_path / "clone.json"
+    pats = [sorted(p) for p in R.k_in_a_row(3, 3, 3)]
+    path.write_text(json.dumps({"width": 3, "height": 3, "win_patterns": pats}))
+    result = run("show", f"file:{path}", "--moves", "b2")
+    assert result.exit_code == 0, result.output
+    assert "to move: second player" in result.stdout
+
+
+# ---------------------------------------------------------------- bad input
+
+
+BAD = {
+    "unknown game": ["show", "chess"],
+    "unknown variant": ["show", "qango6:fortress"],
+    "malformed spec": ["show", "mnk:3,x,3"],
+    "malformed move": ["show", "tictactoe", "--moves", "a1 zz"],
+    "malformed move, digits": ["show", "tictactoe", "--moves", "11"],
+    "multi-line moves": ["show", "tictactoe", "--moves", "a1\nzz"],
+    "occupied cell": ["show", "tictactoe", "--moves", "b2b2"],
+    "off-board cell": ["show", "tictactoe", "--moves", "d1"],
+    "off-board row": ["show", "qango6", "--moves", "a7"],
+    "missing cell": ["show", "qango7plus", "--moves", "a1"],
+    "full column": ["show", "connect4:4x4", "--moves", "11111"],
+    "no such column": ["show", "connect4", "--moves", "8"],
+    "non-ASCII digit": ["show", "connect4", "--moves", "4\u00b2"],
+    "move after the end": ["show", "tictactoe", "--moves", "a1b1a2b2a3c3"],
+    "opening rule": ["show", "qango6:castle", "--moves", "c3"],
+    "tournament rule": ["show", "qango7plus:tournament", "--moves", "d4"],
+}
+
+
+@pytest.mark.parametrize("what", sorted(BAD))
+def test_bad_input_exits_2_with_one_line(what):
+    assert_user_error(run(*BAD[what]))
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["{not json", "[1, 2]", '{"width": 3}', '{"width": 3, "height": 3, "win_patterns": [[0, 1, 9]]}',
+     '{"width": 3, "height": 3, "win_patterns": [[0, 1, 2]], "bogus": 1}', b"\xff\xfe\x00\x81",
+     '{"width": 1e999, "height": 3, "win_patterns": [[0]]}', "[" * 50_000],
+)  # fmt: skip
+def test_bad_file_spec(tmp_path, content):
+    path = tmp_path / "bad.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    assert_user_error(run("show", f"file:{path}"))
+
+
+def test_missing_file_spec(tmp_path):
+    line = assert_user_error(run("show", f"file:{tmp_path / 'nope.json'}"))
+    assert "nope.json" in line
+    assert_user_error(run("show", f"file:{tmp_path}"))
+
+
+def test_messages_name_the_problem():
+    assert "chess" in assert_user_error(run("show", "chess"))
+    assert "full" in assert_user_error(run(*BAD["full column"]))
+    assert "occupied" in assert_user_error(run(*BAD["occupied cell"]))
+    assert "over" in assert_user_error(run(*BAD["move after the end"]))
+    assert "opening rule" in assert_user_error(run(*BAD["opening rule"]))
+
+
+# ---------------------------------------------------------------- the real console script
+
+
+def test_console_script_subprocess():
+    exe = pndb_script()
+    args = [exe, "show", "qango6", "--moves", "c3d4"]
+    ok = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert "to move: first player" in ok.stdout
+    args = [exe, "show", "tictactoe", "--moves", "a1b1a2b2a3c3"]
+    bad = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    lines = bad.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in bad.stderr
+    listing = subprocess.run([exe, "games"], capture_output=True, text=True, timeout=120)
+    assert listing.returncode == 0
+    assert "qango7plus:tournament" in listing.stdout
