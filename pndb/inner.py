@@ -29,7 +29,10 @@ MAX_DEPTH = 65
 
 Table = namedtuple("Table", ["key_a", "key_b", "nums", "work"])  # nums: pn0 dn0 pn1 dn1
 # one frame per depth: the position, its thresholds, the node count at entry, its children
-Stack = namedtuple("Stack", ["key_a", "key_b", "th_pn", "th_dn", "start", "n", "moves", "ka", "kb", "status"])
+# and the children's pn/dn as last read from the table (only the child just searched is read again)
+Stack = namedtuple(
+    "Stack", ["key_a", "key_b", "th_pn", "th_dn", "start", "n", "last", "moves", "ka", "kb", "status", "pn", "dn"]
+)
 
 
 def new_table(megabytes):
@@ -52,10 +55,13 @@ def new_stack():
         th_dn=np.zeros(MAX_DEPTH, np.int64),
         start=np.zeros(MAX_DEPTH, np.int64),
         n=np.zeros(MAX_DEPTH, np.int64),
+        last=np.zeros(MAX_DEPTH, np.int64),
         moves=np.zeros((MAX_DEPTH, 64), np.int64),
         ka=np.zeros((MAX_DEPTH, 64), np.uint64),
         kb=np.zeros((MAX_DEPTH, 64), np.uint64),
         status=np.zeros((MAX_DEPTH, 64), np.int64),
+        pn=np.zeros((MAX_DEPTH, 64), np.int64),
+        dn=np.zeros((MAX_DEPTH, 64), np.int64),
     )
 
 
@@ -141,7 +147,9 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
     The classic recursive df-pn (Nagai) written with an explicit stack of frames, one per depth
     (numba's cached recursive functions are not reliable): a frame searches its position until
     pn >= its pn threshold or dn >= its dn threshold, each time descending into the most-proving
-    child with thresholds by the 1+eps trick (Pawlewicz and Lew).
+    child with thresholds by the 1+eps trick (Pawlewicz and Lew). A frame reads its children's
+    numbers from the table once, and afterwards only the child it has just searched: numbers
+    read earlier may be stale but never wrong about a proof.
     """
     counter = 1
     depth = 0
@@ -150,12 +158,24 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
     st.th_pn[0] = INF
     st.th_dn[0] = INF
     st.start[0] = counter
+    st.last[0] = -1
     st.n[0] = K.children_into(ka, kb, t, True, st.moves[0], st.ka[0], st.kb[0], st.status[0])
     while depth >= 0:
         first = K.first_to_move(st.key_a[depth], st.key_b[depth])
         cka = st.ka[depth]
         ckb = st.kb[depth]
         cst = st.status[depth]
+        cpns = st.pn[depth]
+        cdns = st.dn[depth]
+        if st.last[depth] < 0:
+            for i in range(st.n[depth]):
+                if cst[i] != K.ONGOING:
+                    cpns[i], cdns[i] = terminal_numbers(cst[i], q)
+                else:
+                    cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
+        else:
+            i = st.last[depth]
+            cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
         # OR node (first player moves): pn = min, dn = sum; AND node: the other way round.
         # "near" is the number minimised at this node, "far" the one summed.
         near = INF
@@ -164,11 +184,7 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
         best = -1
         best_far = np.int64(0)
         for i in range(st.n[depth]):
-            if cst[i] != K.ONGOING:
-                cpn, cdn = terminal_numbers(cst[i], q)
-            else:
-                cpn, cdn = numbers(tab, cka[i], ckb[i], q)
-            cnear, cfar = (cpn, cdn) if first else (cdn, cpn)
+            cnear, cfar = (cpns[i], cdns[i]) if first else (cdns[i], cpns[i])
             far = add(far, cfar)
             if cnear < near:
                 near2 = near
@@ -186,7 +202,9 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
         th_far = st.th_dn[depth] if first else st.th_pn[depth]
         child_near = th_near if near2 >= INF else min(th_near, np.int64(near2 * (1.0 + eps)) + 1)
         child_far = th_far - far + best_far if th_far < INF else INF
+        st.last[depth] = best
         d = depth + 1
+        st.last[d] = -1
         st.key_a[d] = cka[best]
         st.key_b[d] = ckb[best]
         st.th_pn[d] = child_near if first else child_far
