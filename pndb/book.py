@@ -17,7 +17,7 @@ import zstandard
 from pndb import __version__
 from pndb.games import game_from_rules
 from pndb.games import kernels as K
-from pndb.search import PROOF_FACT, THRESHOLDS, VALUE_NAMES, DagSearch, split_key
+from pndb.search import PROOF_FACT, STATUS_INTERVAL, THRESHOLDS, VALUE_NAMES, DagSearch, split_key
 from pndb.store import NO_MOVE
 
 MAGIC = b"PNBOOK\x00\x01"
@@ -117,7 +117,7 @@ class StrategyWalker:
                     return proof[2 + other]
         keys, moves, statuses = self.dag.children(key)
         for k, m, st in zip(keys, moves.tolist(), statuses.tolist()):
-            lo, hi = self.interval(k) if st == K.ONGOING else STATUS_OUTCOME[st]
+            lo, hi = self.interval(k) if st == K.ONGOING else STATUS_INTERVAL[st]
             if self.good(lo, hi, q, proven):
                 return m
         return None
@@ -142,14 +142,14 @@ class StrategyWalker:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
                 records[key] = (move, VALUE_CODES[VALUE_NAMES[self.interval(key)]])
                 i = moves.tolist().index(move)
-                if statuses[i] == K.ONGOING:
+                if statuses[i] not in GAME_OVER:
                     stack.append(keys[i])
             else:
-                stack.extend(k for k, st in zip(keys, statuses) if st == K.ONGOING)
+                stack.extend(k for k, st in zip(keys, statuses) if st not in GAME_OVER)
         return records
 
 
-STATUS_OUTCOME = {K.FIRST_WON: (2, 2), K.SECOND_WON: (0, 0), K.DRAW: (1, 1)}
+GAME_OVER = (K.FIRST_WON, K.SECOND_WON, K.DRAW)
 
 
 def write_book(path, header, records):
@@ -235,7 +235,7 @@ def known_interval(book, a, b, lookahead=1):
     t = book.game.tables
     state = K.status(np.uint64(a), np.uint64(b), t)
     if state != K.ONGOING:
-        return STATUS_OUTCOME[state]
+        return STATUS_INTERVAL[state]
     _, name = book.lookup(a, b)
     lo, hi = INTERVAL_OF[name] if name is not None else (0, 2)
     if lookahead > 0:

@@ -127,7 +127,7 @@ def numbers(tab, ka, kb, q):
 
 @nb.njit(cache=True, inline="always")
 def terminal_numbers(state, q):
-    outcome = 2 if state == K.FIRST_WON else (0 if state == K.SECOND_WON else 1)
+    outcome = K.OUTCOME[state]
     if outcome >= (2 if q == 0 else 1):
         return np.int64(0), INF
     return INF, np.int64(0)
@@ -304,13 +304,13 @@ def extract_proof(ka, kb, q, proven, t, tab, st, eps, max_size):
             out_b[count] = b
             out_m[count] = moves[found]
             count += 1
-            if cs[found] == K.ONGOING:
+            if not K.FIRST_WON <= cs[found] <= K.DRAW:  # not over yet
                 stack_a[sp] = ca[found]
                 stack_b[sp] = cb[found]
                 sp += 1
         else:
             for i in range(n):
-                if cs[i] == K.ONGOING:
+                if not K.FIRST_WON <= cs[i] <= K.DRAW:
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1

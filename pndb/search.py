@@ -38,7 +38,8 @@ PROOF_FACT = {  # (question, proven) -> the interval a proof or disproof establi
     (1, True): (D, F),
     (1, False): (S, S),
 }
-STATUS_INTERVAL = {K.FIRST_WON: (F, F), K.SECOND_WON: (S, S), K.DRAW: (D, D)}
+# the interval of each decided status (a game over, or a win with the next stone)
+STATUS_INTERVAL = {s: (int(K.OUTCOME[s]), int(K.OUTCOME[s])) for s in range(1, len(K.OUTCOME))}
 
 VALUE_NAMES = {
     (S, F): "unknown",

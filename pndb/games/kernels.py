@@ -15,6 +15,11 @@ ONGOING = 0
 FIRST_WON = 1
 SECOND_WON = 2
 DRAW = 3
+# ongoing, but the player to move completes a pattern with the next stone: decided one ply early
+FIRST_WINS_NEXT = 4
+SECOND_WINS_NEXT = 5
+# status -> outcome (second-wins 0 < draw 1 < first-wins 2) of a decided status
+OUTCOME = np.array([-1, 2, 0, 1, 2, 0], np.int64)
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -147,6 +152,17 @@ def status_after(a, b, cell, t):
 
 
 @nb.njit(cache=True)
+def threat_cells(own, other, win_masks):
+    """Empty cells that would complete a pattern of ``own`` (the stones of ``other`` block)."""
+    threats = ZERO
+    for m in win_masks:
+        missing = m & ~own
+        if missing & other == ZERO and missing & (missing - ONE) == ZERO:
+            threats |= missing
+    return threats
+
+
+@nb.njit(cache=True)
 def play(a, b, cell):
     """The position after the player to move puts a stone on ``cell``."""
     bit = ONE << np.uint64(cell)
@@ -162,9 +178,14 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     Returns their number n. ``moves``: the cells played; ``ka``/``kb``: the children's keys
     (canonical with ``reduce_symmetry``, which also leaves out children that are symmetric
     images of an earlier child, since they have the same value; else the children themselves);
-    ``st``: each child's status.
+    ``st``: each child's status, where an ongoing child whose player to move can win with the
+    next stone is FIRST_WINS_NEXT or SECOND_WINS_NEXT: most moves that leave an opponent's
+    threat open are decided here without a search.
     """
     legal = legal_mask(a, b, t)
+    first = first_to_move(a, b)
+    # the opponent's stones do not change with our move: their threats are found once
+    opponent_threats = threat_cells(b, a, t.win_masks) if first else threat_cells(a, b, t.win_masks)
     n = 0
     for i in range(t.order.shape[0]):
         cell = t.order[i]
@@ -185,7 +206,10 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
         moves[n] = cell
         ka[n] = xa
         kb[n] = xb
-        st[n] = status_after(na, nb_, cell, t)
+        state = status_after(na, nb_, cell, t)
+        if state == ONGOING and opponent_threats & legal_mask(na, nb_, t) != ZERO:
+            state = SECOND_WINS_NEXT if first else FIRST_WINS_NEXT
+        st[n] = state
         n += 1
     return n
 
