@@ -29,7 +29,7 @@ from pndb.games import kernels as K
 from pndb.games.notation import outcome_text
 from pndb.inner import InnerSolver
 from pndb.integrity import check_store
-from pndb.search import VALUE_NAMES, VALUE_TEXT, DagSearch, Limits, key_of, value_name
+from pndb.search import INF, VALUE_NAMES, VALUE_TEXT, DagSearch, Limits, key_of, value_name
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 
 USER_ERRORS = (GameError, MoveError, StoreError, BookError, ExportError)
@@ -112,6 +112,7 @@ def start_of(game, moves):
 def report_progress(dag, root, q, seconds):
     rec = dag.get(root)
     pn, dn = rec[4 + 2 * q], rec[5 + 2 * q]
+    pn, dn = ("inf" if x >= INF - 1 else x for x in (pn, dn))
     nodes = dag.store.counts(dag.txn)["nodes"]
     mb = dag.store.file_bytes() / 1e6
     question = "first-wins?" if q == 0 else "first-avoids-loss?"
@@ -278,7 +279,7 @@ def status(db, as_json):
             rec = store.get_node(txn, root) if root else None
         info = {
             "game": game.spec,
-            "start": meta.get("start", {}).get("moves", ""),
+            "start": meta.get("start", {}).get("moves", ""),  # "" is the empty board
             "result": value_name(rec) if rec else "unknown",
             "root_pn_first_wins": rec[4] if rec else 1,
             "root_dn_first_wins": rec[5] if rec else 1,
@@ -295,7 +296,8 @@ def status(db, as_json):
         return
     width = max(len(k) for k in info)
     for k, v in info.items():
-        click.echo(f"{k:<{width}}  {v}")
+        shown = "inf" if k.startswith("root_") and v >= INF - 1 else v
+        click.echo(f"{k:<{width}}  {shown}")
 
 
 @main.command()

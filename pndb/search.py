@@ -155,7 +155,7 @@ class DagSearch:
     store: object
     game: object
     checkpoint_seconds: float = 1.0
-    cache_limit: int = 2_000_000
+    cache_limit: int = 500_000  # node records kept in memory between checkpoints (~150 MB)
     inner: object = None  # an InnerSolver that evaluates new leaves, or None
     cache: dict = field(default_factory=dict)
     new_proofs: dict = field(default_factory=dict)  # key -> proof record not yet committed
