@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -109,6 +110,19 @@ def start_of(game, moves):
     return a, b, cells, key_of(ka, kb)
 
 
+def memory_mb():
+    """Anonymous resident memory of this process in MB: what the solve itself holds, without the
+    pages of the database file that the kernel maps in and may drop at any time."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def report_progress(dag, root, q, seconds):
     rec = dag.get(root)
     pn, dn = rec[4 + 2 * q], rec[5 + 2 * q]
@@ -118,7 +132,7 @@ def report_progress(dag, root, q, seconds):
     question = "first-wins?" if q == 0 else "first-avoids-loss?"
     click.echo(
         f"[{seconds:7.1f}s] {question} root pn {pn} dn {dn}  nodes {nodes}  "
-        f"{dag.expansions / max(seconds, 1e-9):.0f} expansions/s  db {mb:.1f} MB",
+        f"{dag.expansions / max(seconds, 1e-9):.0f} expansions/s  db {mb:.1f} MB  memory {memory_mb():.0f} MB",
         err=True,
     )
 

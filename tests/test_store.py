@@ -1,0 +1,44 @@
+"""The LMDB store: map growth on MapFullError, and readers beside a writer."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pndb.store as store_mod
+from pndb.games import load_game
+from pndb.integrity import check_store
+from pndb.search import DagSearch, Limits, key_of
+from pndb.store import open_for_game
+
+
+def test_map_grows_and_the_batch_is_retried(tmp_path, monkeypatch):
+    """A map far too small for the solve: every MapFullError grows it and the commit is redone."""
+    monkeypatch.setattr(store_mod, "INITIAL_MAP_BYTES", 64 << 10)
+    game = load_game("connect4:4x4")
+    path = tmp_path / "small.lmdb"
+    with open_for_game(path, game, writer=True) as store:
+        first_size = store.env.info()["map_size"]
+        outcome = DagSearch(store, game).solve(key_of(0, 0), Limits())
+        grown = store.env.info()["map_size"]
+        report = check_store(store, game)
+    assert outcome.solved and outcome.record[:2] == (1, 1)  # draw
+    assert grown > first_size
+    assert store_mod.Store(path).file_bytes() > first_size
+    assert not report.problems and report.expanded > 100
+
+
+def test_a_reader_sees_the_last_checkpoint_while_a_writer_is_open(tmp_path):
+    """`pndb status` (another process) reads the DB while this process holds it as the writer."""
+    game = load_game("tictactoe")
+    path = tmp_path / "t.lmdb"
+    with open_for_game(path, game, writer=True) as writer:
+        DagSearch(writer, game).solve(key_of(0, 0), Limits(max_nodes=5))
+        with writer.read() as txn:
+            nodes = writer.counts(txn)["nodes"]
+        script = Path(sys.executable).with_name("pndb")
+        run = subprocess.run([str(script), "status", "--json", str(path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    info = json.loads(run.stdout)
+    assert info["game"] == "mnk:3,3,3"
+    assert info["nodes"] == nodes > 5
