@@ -183,11 +183,18 @@ def open_for_game(path, game, writer):
     elif schema != SCHEMA_VERSION:
         store.close()
         raise StoreError(f"{path} has schema {schema}; this pndb reads schema {SCHEMA_VERSION}")
-    elif rules != json.loads(encode_meta(game.rules_data())):
-        # the rules decide: a file: game is the same game wherever its file lies
+    elif not same_rules(rules, game.rules_data()):
         store.close()
         raise StoreError(f"{path} holds a solve of {spec}, not of {game.spec}")
     return store
+
+
+def same_rules(stored, rules):
+    """The rules decide (not the name): a file: game is the same game wherever its file lies."""
+    def strip(r):
+        return {k: v for k, v in json.loads(encode_meta(r)).items() if k != "name"}
+
+    return strip(stored) == strip(rules)
 
 
 def open_existing(path):
