@@ -18,6 +18,7 @@ API (all pure functions of a :class:`RefGame`):
 - ``winner(g, a, b)``: +1 when the first player owns a whole win pattern, -1 for the second,
   0 for nobody (positions reached in play never have both).
 - ``outcome(g, a, b)``: ONGOING, FIRST_WON, SECOND_WON or DRAW.
+- ``child_status(g, a, b)``: the outcome, or FIRST/SECOND_WINS_NEXT when the mover wins at once.
 - ``play(g, a, b, cell)``: the position after the player to move takes ``cell`` (checked).
 - ``drop(g, a, b, column)``: the cell a stone dropped in ``column`` (0-based) lands on.
 - ``minimax(g, a, b) -> +1 / 0 / -1``: the game value with perfect play from (a, b), from the
@@ -36,6 +37,8 @@ ONGOING = "ongoing"
 FIRST_WON = "first won"
 SECOND_WON = "second won"
 DRAW = "draw"
+FIRST_WINS_NEXT = "first wins with the next stone"
+SECOND_WINS_NEXT = "second wins with the next stone"
 
 # ------------------------------------------------------------------ data copied from games.md
 
@@ -355,6 +358,20 @@ def outcome(g, a, b, legal=None):
         legal = legal_moves(g, a, b)
     if bin(a | b).count("1") >= g.cap or not legal:
         return DRAW
+    return ONGOING
+
+
+def child_status(g, a, b):
+    """The status pndb's children() gives a position: its outcome, or, when the game is on and
+    the player to move can complete a pattern with one legal stone, FIRST_WINS_NEXT or
+    SECOND_WINS_NEXT."""
+    state = outcome(g, a, b)
+    if state != ONGOING:
+        return state
+    first = first_to_move(a, b)
+    mine = a if first else b
+    if any(wins_by(g, mine, c) for c in legal_moves(g, a, b)):
+        return FIRST_WINS_NEXT if first else SECOND_WINS_NEXT
     return ONGOING
 
 

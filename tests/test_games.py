@@ -59,7 +59,14 @@ GROUP_SIZE = {
     "connect4:5x4": 2,
 }
 
-STATE = {K.ONGOING: R.ONGOING, K.FIRST_WON: R.FIRST_WON, K.SECOND_WON: R.SECOND_WON, K.DRAW: R.DRAW}
+STATE = {
+    K.ONGOING: R.ONGOING,
+    K.FIRST_WON: R.FIRST_WON,
+    K.SECOND_WON: R.SECOND_WON,
+    K.DRAW: R.DRAW,
+    K.FIRST_WINS_NEXT: R.FIRST_WINS_NEXT,
+    K.SECOND_WINS_NEXT: R.SECOND_WINS_NEXT,
+}
 U64 = np.uint64
 
 _refs = {}
@@ -359,6 +366,8 @@ def kernel_value(t, a, b, reduce, memo):
             break
         if st[i] == K.DRAW:
             v = 0
+        elif st[i] in (K.FIRST_WINS_NEXT, K.SECOND_WINS_NEXT):
+            v = -1  # the opponent, to move there, completes a pattern at once
         else:
             assert st[i] == K.ONGOING
             v = -kernel_value(t, ka[i], kb[i], reduce, memo)
@@ -407,7 +416,7 @@ def test_children(spec):
         assert list(moves[:n]) == in_order
         for i, c in enumerate(in_order):
             assert (int(ka[i]), int(kb[i])) == kids[c]
-            assert STATE[st[i]] == R.outcome(rg, *kids[c])
+            assert STATE[st[i]] == R.child_status(rg, *kids[c])
         # with reduction: one child per distinct key, the first in move order, canonical keys
         n, moves, ka, kb, st = K.children(U64(a), U64(b), t, True)
         firsts = {}
@@ -420,7 +429,7 @@ def test_children(spec):
         for i in range(n):
             c = int(moves[i])
             assert keys[i] == R.min_image(rg, *kids[c])
-            assert STATE[st[i]] == R.outcome(rg, *kids[c])
+            assert STATE[st[i]] == R.child_status(rg, *kids[c])
         # children_into fills caller arrays with the same
         m = K.children_into(U64(a), U64(b), t, True, *buffers)
         assert m == n
