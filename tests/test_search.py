@@ -1,0 +1,743 @@
+"""The persistent PN search (pndb.search, pndb.store, pndb.integrity) and the solve, status and
+check commands.
+
+Every expected game value comes from the independent minimax of tests/reference.py (or from the
+published values of the rules); nothing pndb computes is compared with itself, except where the
+point is that resuming gives what an uninterrupted run gives.
+
+The command-line tests run the real `pndb` console script in a subprocess, each on a database in
+tmp_path, and kill, interrupt and corrupt it the way a user or a machine would.
+"""
+
+import json
+import os
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import lmdb
+import numpy as np
+import pytest
+
+import reference as R
+from pndb import cli
+from pndb.games import load_game
+from pndb.games import kernels as K
+from pndb.integrity import check_store
+from pndb.search import (
+    EXPANDED,
+    TERMINAL,
+    DagSearch,
+    Limits,
+    combine,
+    first_moves,
+    key_of,
+    leaf_record,
+    split_key,
+    value_name,
+)
+from pndb.store import NODE, open_existing, open_for_game
+
+PNDB = str(Path(sys.executable).with_name("pndb"))
+REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
+S, D, F = 0, 1, 2  # the outcome order of the stored intervals
+REF_OUTCOME = {R.FIRST_WON: (F, F), R.SECOND_WON: (S, S), R.DRAW: (D, D)}
+
+# The outer search alone: many small checkpoints, the most to lose in a crash.
+OUTER_ONLY = ["--inner-nodes", "0"] if any(p.name == "inner_nodes" for p in cli.solve.params) else []
+# A solve of several seconds with the outer search alone (about 7 s here; 8780 expansions).
+CRASH_GAME = ["connect4:5x4", "--moves", "333"]
+CRASH_CELLS = [2, 2, 2]  # the same moves as 0-based columns, for the reference
+
+
+_refs = {}
+
+
+def ref(spec):
+    """One reference game per spec for the session (its minimax memo is kept)."""
+    if spec not in _refs:
+        _refs[spec] = R.ref_game(spec)
+    return _refs[spec]
+
+
+def ref_after_columns(spec, columns):
+    g = ref(spec)
+    a = b = 0
+    for col in columns:
+        a, b = R.play(g, a, b, R.drop(g, a, b, col))
+    return a, b
+
+
+def root_key(game, a, b):
+    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
+    return key_of(ka, kb)
+
+
+def run(*args, timeout=240):
+    return subprocess.run([PNDB, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def status_json(db):
+    p = run("status", "--json", db)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def assert_check_clean(db):
+    p = run("check", db)
+    assert p.returncode == 0, f"pndb check failed ({p.returncode}):\n{p.stdout}{p.stderr}"
+    assert "consistent" in p.stdout
+
+
+def assert_user_error(p, *words):
+    """Exit 2, one line on stderr that names the problem, no traceback."""
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr + p.stdout
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    for w in words:
+        assert w.lower() in lines[0].lower(), (w, lines[0])
+    return lines[0]
+
+
+def stored_nodes(db_path):
+    """{key: record} of every node of a closed database (read with the lmdb module directly)."""
+    env = lmdb.open(str(db_path), max_dbs=4, readonly=True, lock=False)
+    try:
+        nodes = env.open_db(b"nodes", create=False)
+        with env.begin() as txn:
+            return {bytes(k): NODE.unpack(v) for k, v in txn.cursor(db=nodes)}
+    finally:
+        env.close()
+
+
+def assert_intervals_contain_minimax(spec, game, records):
+    """Every stored interval holds the reference value of its position; terminal records are exact."""
+    g = ref(spec)
+    for key, rec in records.items():
+        a, b = split_key(key)
+        value = {+1: F, 0: D, -1: S}[R.minimax(g, a, b)]
+        assert rec[0] <= value <= rec[1], (spec, key.hex(), rec, value)
+        if rec[2] & TERMINAL:  # decided by the rules alone: over, or won by the next move
+            assert rec[0] == rec[1], (spec, key.hex(), rec)
+            state = R.outcome(g, a, b)
+            assert state == R.ONGOING or (rec[0], rec[1]) == REF_OUTCOME[state], (spec, key.hex(), rec)
+
+
+def inner_solver(game, budget):
+    inner = pytest.importorskip("pndb.inner")
+    return inner.InnerSolver(game, budget, 8)
+
+
+def api_solve(store, game, a, b, inner=None):
+    dag = DagSearch(store, game) if inner is None else DagSearch(store, game, inner=inner)
+    return dag.solve(root_key(game, a, b), Limits())
+
+
+# ------------------------------------------------------------------ values against the reference
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "mnk:4,3,3", "connect4:4x4"])
+@pytest.mark.parametrize("inner_budget", [0, 300], ids=["outer", "inner300"])
+def test_small_games_match_minimax(tmp_path, spec, inner_budget):
+    """The root value is the reference's; every stored interval holds its position's true value."""
+    game = load_game(spec)
+    inner = inner_solver(game, inner_budget) if inner_budget else None
+    with open_for_game(tmp_path / "db", game, writer=True) as store:
+        out = api_solve(store, game, 0, 0, inner)
+        assert out.solved
+        assert value_name(out.record) == REF_NAME[R.minimax(ref(spec), 0, 0)]
+        report = check_store(store, game)
+        assert report.problems == []
+        assert report.expanded > 0 or inner is not None
+    assert_intervals_contain_minimax(spec, game, stored_nodes(tmp_path / "db"))
+
+
+def test_known_small_values():
+    """The reference itself agrees with the published values these tests lean on."""
+    assert R.minimax(ref("tictactoe"), 0, 0) == 0
+    assert R.minimax(ref("connect4:4x4"), 0, 0) == 0
+
+
+def random_positions(spec, count, empties, seed):
+    """Random legal positions reached in play, ongoing, with ``empties`` empty cells, where the
+    player to move cannot complete a pattern and the other player threatens at most one cell
+    (so that the position is not decided within two plies and the search has work to do).
+
+    Each game is played at random by players who never complete a pattern (so that games last);
+    one of its positions that qualify is taken."""
+    g = ref(spec)
+    through = {c: [m for m in g.masks if m >> c & 1] for c in g.cells}
+
+    def completes(stones, cell):
+        x = stones | 1 << cell
+        return any(x & m == m for m in through[cell])
+
+    def eligible(a, b):
+        if R.outcome(g, a, b) != R.ONGOING:
+            return False
+        mine, theirs = (a, b) if R.first_to_move(a, b) else (b, a)
+        legal = R.legal_moves(g, a, b)
+        return not any(completes(mine, c) for c in legal) and sum(completes(theirs, c) for c in legal) <= 1
+
+    low, high = (len(g.cells) - e for e in reversed(empties))  # stone counts of the positions
+    rng = random.Random(seed)
+    out = []
+    seen = set()
+    while len(out) < count:
+        a = b = 0
+        candidates = []
+        for stones in range(high):
+            first = R.first_to_move(a, b)
+            calm = [c for c in R.legal_moves(g, a, b) if not completes(a if first else b, c)]
+            if not calm:
+                break
+            cell = rng.choice(calm)
+            a, b = (a | 1 << cell, b) if first else (a, b | 1 << cell)
+            if stones + 1 >= low and (a, b) not in seen and eligible(a, b):
+                candidates.append((a, b))
+        if not candidates:
+            continue
+        a, b = rng.choice(candidates)  # one position per game
+        seen.add((a, b))
+        out.append((a, b))
+    return out
+
+
+@pytest.mark.parametrize(
+    "spec, empties, seed",
+    [("qango6", (7, 10), 6), ("connect4:5x4", (7, 10), 54)],
+    ids=["qango6", "connect4:5x4"],
+)
+def test_random_positions_match_minimax(tmp_path, spec, empties, seed):
+    """200 random mid-game positions, solved one after another into one shared database."""
+    game = load_game(spec)
+    g = ref(spec)
+    positions = random_positions(spec, 200, empties, seed)
+    expected = [REF_NAME[R.minimax(g, a, b)] for a, b in positions]
+    assert len(set(expected)) >= 2  # the sample is not one-sided
+    wrong = []
+    with open_for_game(tmp_path / "db", game, writer=True) as store:
+        for (a, b), want in zip(positions, expected):
+            out = api_solve(store, game, a, b)
+            if not out.solved or value_name(out.record) != want:
+                wrong.append((hex(a), hex(b), value_name(out.record), want))
+        assert check_store(store, game).problems == []
+    assert wrong == [], f"{len(wrong)} of {len(positions)} differ, e.g. {wrong[:5]}"
+
+
+@pytest.mark.parametrize(
+    "spec, empties, seed, count",
+    [("qango6", (7, 10), 66, 40), ("connect4:5x4", (8, 11), 45, 60)],
+    ids=["qango6", "connect4:5x4"],
+)
+def test_random_positions_with_inner_solver(tmp_path, spec, empties, seed, count):
+    """The same with the inner solver evaluating new leaves on a small budget (so that it both
+    solves leaves and hands back estimates)."""
+    game = load_game(spec)
+    inner = inner_solver(game, 40)
+    positions = random_positions(spec, count, empties, seed)
+    wrong = []
+    with open_for_game(tmp_path / "db", game, writer=True) as store:
+        for a, b in positions:
+            out = api_solve(store, game, a, b, inner)
+            want = REF_NAME[R.minimax(ref(spec), a, b)]
+            if not out.solved or value_name(out.record) != want:
+                wrong.append((hex(a), hex(b), value_name(out.record), want))
+        assert check_store(store, game).problems == []
+    assert wrong == [], f"{len(wrong)} of {len(positions)} differ, e.g. {wrong[:5]}"
+
+
+# ------------------------------------------------------------------ the commands
+
+
+def test_cli_tictactoe_draw(tmp_path):
+    db = tmp_path / "ttt"
+    p = run("solve", "tictactoe", "--db", db, "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert "(draw)" in p.stdout
+    info = status_json(db)
+    assert info["game"] == "mnk:3,3,3"
+    assert info["result"] == "draw"
+    assert info["nodes"] >= 1
+    assert info["db_bytes"] > 0
+    assert_check_clean(db)
+    # solving again is a no-op that reports the same value
+    p = run("solve", "tictactoe", "--db", db, "--quiet")
+    assert p.returncode == 0 and "(draw)" in p.stdout
+
+
+def test_cli_solve_after_moves(tmp_path):
+    """Starts after --moves, one after another in one database (they share its positions)."""
+    g = ref("tictactoe")
+    db = tmp_path / "db"
+    for moves in ["a1b2", "b1", "b2a2c3"]:
+        a = b = 0
+        for i in range(0, len(moves), 2):
+            a, b = R.play(g, a, b, R.cell_index(moves[i : i + 2], 3))
+        want = REF_NAME[R.minimax(g, a, b)]
+        p = run("solve", "tictactoe", "--moves", moves, "--db", db, "--quiet", *OUTER_ONLY)
+        assert p.returncode == 0, p.stderr
+        assert f"({want})" in p.stdout, (moves, p.stdout)
+        info = status_json(db)
+        assert info["result"] == want
+        assert info["start"].replace(" ", "") == moves
+    assert_check_clean(db)
+
+
+def test_cli_qango6_first_player_wins(tmp_path):
+    """Qango 6 without an opening rule: the first player wins (games.md)."""
+    db = tmp_path / "q6"
+    p = run("solve", "qango6", "--db", db, "--target", "first-wins", "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "(first-wins)" in p.stdout
+    info = status_json(db)
+    assert info["game"] == "qango6"
+    assert info["result"] == "first-wins"
+    assert info["root_pn_first_wins"] == 0
+    assert_check_clean(db)
+
+
+# ------------------------------------------------------------------ crashes and interruptions
+
+
+@pytest.fixture(scope="module")
+def crash_value(tmp_path_factory):
+    """The value and expansion count of an uninterrupted run of CRASH_GAME (outer search only)."""
+    db = tmp_path_factory.mktemp("uninterrupted") / "db"
+    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+    assert p.returncode == 0, p.stdout + p.stderr
+    info = status_json(db)
+    want = REF_NAME[R.minimax(ref("connect4:5x4"), *ref_after_columns("connect4:5x4", CRASH_CELLS))]
+    assert info["result"] == want
+    return info
+
+
+def wait_for_checkpoint(db, timeout=60):
+    """Wait until a running solve has committed at least one checkpoint of its search."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (db / "data.mdb").exists():
+            try:
+                store, _ = open_existing(db)
+            except Exception:
+                pass
+            else:
+                with store:
+                    if store.all_meta().get("checkpoints", 0) >= 1:
+                        return
+        time.sleep(0.05)
+    raise AssertionError(f"no checkpoint in {db} after {timeout}s")
+
+
+def test_sigkill_at_random_moments_then_resume(tmp_path, crash_value):
+    db = tmp_path / "db"
+    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--quiet", *OUTER_ONLY]
+    # create the database with a first small step, so that every kill below hits a real DB
+    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", "--max-nodes", "50", *OUTER_ONLY)
+    assert p.returncode == 3, p.stdout + p.stderr
+    rng = random.Random()
+    seed = rng.randrange(1 << 30)
+    rng.seed(seed)
+    kills, progress, last = 0, [], status_json(db)["expansions"]
+    for _ in range(40):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 2.6))
+        if proc.poll() is not None:
+            break  # it finished before the kill
+        proc.kill()
+        proc.wait()
+        kills += 1
+        assert_check_clean(db)
+        info = status_json(db)
+        assert info["result"] in ("unknown", "first-wont-win", "second-wont-win", crash_value["result"])
+        assert info["expansions"] >= last
+        progress.append(info["expansions"] - last)
+        last = info["expansions"]
+        if kills >= 6:
+            break
+    assert kills >= 5, f"only {kills} kills landed (seed {seed})"
+    assert sum(progress) > 0, f"no kill landed after a checkpoint of the search (seed {seed})"
+    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"({crash_value['result']})" in p.stdout
+    info = status_json(db)
+    assert info["result"] == crash_value["result"]
+    assert_check_clean(db)
+    # Resuming loses nothing committed: the search is deterministic, so the committed
+    # expansions of all the runs add up to those of the uninterrupted run.
+    assert info["expansions"] == crash_value["expansions"], (info, crash_value, seed)
+
+
+def test_sigkill_with_inner_solver_then_resume(tmp_path):
+    """Kills while the inner solver is working (default settings) leave a consistent DB too."""
+    db = tmp_path / "db"
+    cmd = [PNDB, "solve", "connect4:5x4", "--db", str(db), "--quiet"]
+    p = run("solve", "connect4:5x4", "--db", db, "--quiet", "--max-nodes", "1")
+    assert p.returncode in (0, 3), p.stdout + p.stderr
+    rng = random.Random()
+    for _ in range(3):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 3.0))
+        if proc.poll() is not None:
+            break
+        proc.kill()
+        proc.wait()
+        assert_check_clean(db)
+    p = run("solve", "connect4:5x4", "--db", db, "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    want = REF_NAME[0]  # Connect Four 5x4 is a draw: tests/reference.py and the literature agree
+    assert f"({want})" in p.stdout
+    assert status_json(db)["result"] == want
+    assert_check_clean(db)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupt_stops_cleanly_and_resumes(tmp_path, crash_value, sig):
+    db = tmp_path / "db"
+    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), *OUTER_ONLY]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_checkpoint(db)
+        time.sleep(random.uniform(0.0, 1.0))
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert "run the same command again" in out
+    assert "Traceback" not in err
+    assert_check_clean(db)
+    assert status_json(db)["expansions"] > 0
+    if sig != signal.SIGINT:
+        return  # resuming after SIGINT below covers the rest
+    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"({crash_value['result']})" in p.stdout
+    after = status_json(db)
+    assert after["result"] == crash_value["result"]
+    assert after["expansions"] == crash_value["expansions"]
+    assert_check_clean(db)
+
+
+# ------------------------------------------------------------------ refusals
+
+
+def test_db_of_another_game_is_refused(tmp_path):
+    db = tmp_path / "db"
+    assert run("solve", "tictactoe", "--db", db, "--quiet").returncode == 0
+    before = (db / "data.mdb").read_bytes()
+    for other in ["mnk:4,3,3", "connect4:4x4", "qango6:castle"]:
+        p = run("solve", other, "--db", db, "--quiet")
+        assert_user_error(p, "mnk:3,3,3")
+    assert (db / "data.mdb").read_bytes() == before
+    assert status_json(db)["game"] == "mnk:3,3,3"
+
+
+def test_second_concurrent_solve_is_refused(tmp_path):
+    db = tmp_path / "db"
+    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--quiet", *OUTER_ONLY]
+    first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_checkpoint(db)
+        p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+        assert first.poll() is None, "the first solve ended too soon for this test"
+        assert_user_error(p, "another")
+        # readers may read while a solve writes
+        assert status_json(db)["game"] == "connect4:5x4"
+    finally:
+        first.kill()
+        first.wait()
+    assert_check_clean(db)
+
+
+# ------------------------------------------------------------------ limits
+
+
+def test_limits_stop_and_resume(tmp_path, crash_value):
+    db = tmp_path / "db"
+    base = ["solve", *CRASH_GAME, "--db", db, *OUTER_ONLY]
+    p = run(*base, "--max-nodes", "300")
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "run the same command again to resume" in p.stdout
+    assert status_json(db)["expansions"] == 300
+    p = run(*base, "--max-nodes", "300")
+    assert p.returncode == 3
+    assert status_json(db)["expansions"] == 600
+    assert_check_clean(db)
+    p = run(*base, "--max-seconds", "0.5")
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "run the same command again to resume" in p.stdout
+    info = status_json(db)
+    assert info["expansions"] > 600
+    assert info["checkpoints"] >= 3
+    assert_check_clean(db)
+    p = run(*base, "--quiet")
+    assert p.returncode == 0, p.stdout + p.stderr
+    info = status_json(db)
+    assert info["result"] == crash_value["result"]
+    assert info["expansions"] == crash_value["expansions"]
+    # a solved DB stays solved: more limits change nothing
+    p = run(*base, "--max-nodes", "1", "--quiet")
+    assert p.returncode == 0 and f"({crash_value['result']})" in p.stdout
+    assert status_json(db)["expansions"] == crash_value["expansions"]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    "game, moves, words",
+    [
+        ("tictactoe", "a1a2b1b2c1c2", ["over"]),  # c1 wins for X; c2 is past the end
+        ("tictactoe", "a1b1c1b2b3a3a2c2c3a1", ["move 10"]),  # a drawn full board, then one more
+        ("tictactoe", "a1a1", ["occupied"]),
+        ("tictactoe", "b2 c3 b2", ["occupied"]),
+        ("tictactoe", "d1", ["board"]),
+        ("tictactoe", "a4", ["board"]),
+        ("tictactoe", "zz9", ["malformed"]),
+        ("tictactoe", "a1-b2", ["malformed"]),
+        ("tictactoe", "11", ["malformed"]),
+        ("connect4:4x4", "11111", ["full"]),
+        ("connect4:4x4", "5", ["column"]),
+        ("connect4:4x4", "0", ["column"]),
+        ("connect4:4x4", "1x", ["column"]),
+        ("connect4", "44556677", ["over"]),  # 4567 along the bottom wins at move 7
+        ("qango6:castle", "c3", ["opening"]),
+    ],
+)
+def test_solve_rejects_bad_moves(tmp_path, game, moves, words):
+    db = tmp_path / "db"
+    p = run("solve", game, "--moves", moves, "--db", db, "--quiet")
+    assert_user_error(p, *words)
+    assert not (db / "data.mdb").exists()
+
+
+@pytest.mark.parametrize(
+    "game", ["chess", "mnk:0,3,3", "mnk:3,3", "connect4:9x9", "connect4:axb", "qango6:nope"]
+)
+def test_solve_rejects_unknown_games(tmp_path, game):
+    db = tmp_path / "db"
+    assert_user_error(run("solve", game, "--db", db, "--quiet"))
+    assert not (db / "data.mdb").exists()
+
+
+@pytest.fixture
+def solved_db(tmp_path):
+    """A small solved database (tic-tac-toe, outer search only) made through the Python API."""
+    db = tmp_path / "solved"
+    game = load_game("tictactoe")
+    with open_for_game(db, game, writer=True) as store:
+        store.commit(meta={"root": root_key(game, 0, 0).hex(), "start": {"moves": "", "cells": []}})
+        assert api_solve(store, game, 0, 0).solved
+    return db
+
+
+def truncate_after_meta(db):
+    """Cut data.mdb after its two meta pages and half of the rest, as a full disk might."""
+    f = db / "data.mdb"
+    size = f.stat().st_size
+    assert size > 4 * 4096
+    os.truncate(f, 2 * 4096 + (size - 2 * 4096) // 2)
+
+
+def nodes_root_page(db):
+    """The page number of the root page of the `nodes` sub-database (from its MDB_db record)."""
+    env = lmdb.open(str(db), max_dbs=4, readonly=True, lock=False)
+    try:
+        with env.begin() as txn:
+            raw = txn.get(b"nodes")
+        psize = env.stat()["psize"]
+    finally:
+        env.close()
+    # MDB_db: pad u32, flags u16, depth u16, branch, leaf, overflow pages, entries, root (u64 each)
+    return struct.unpack_from("<Q", raw, 40)[0], psize
+
+
+def scribble_nodes_page(db):
+    """Overwrite the page that holds the nodes table with bytes that are no LMDB page."""
+    pgno, psize = nodes_root_page(db)
+    with open(db / "data.mdb", "r+b") as f:
+        f.seek(pgno * psize)
+        f.write(random.Random(7).randbytes(psize))
+
+
+@pytest.mark.parametrize("command", ["status", "check"])
+def test_status_and_check_refuse_what_is_no_database(tmp_path, command, solved_db):
+    assert_user_error(run(command, tmp_path / "missing"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_user_error(run(command, empty))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("not a database\n")
+    assert_user_error(run(command, other))
+    assert_user_error(run(command, other / "notes.txt"))
+    garbage = tmp_path / "garbage"
+    garbage.mkdir()
+    (garbage / "data.mdb").write_bytes(random.Random(1).randbytes(64 * 1024))
+    assert_user_error(run(command, garbage))
+    tiny = tmp_path / "tiny"
+    shutil.copytree(solved_db, tiny)
+    os.truncate(tiny / "data.mdb", 100)
+    assert_user_error(run(command, tiny))
+
+
+@pytest.mark.parametrize("command", ["status", "check", "solve"])
+def test_truncated_database_is_an_error_not_a_crash(tmp_path, command, solved_db):
+    """A data.mdb cut short after its meta pages must give exit 2 and a message.
+
+    LMDB maps the file and trusts the meta page, so reading a page past the end of the
+    truncated file raises SIGBUS unless pndb compares the file size with the last page in use
+    (env.info()["last_pgno"]) before it reads anything."""
+    truncate_after_meta(solved_db)
+    args = [command, solved_db]
+    if command == "solve":
+        args = ["solve", "tictactoe", "--db", solved_db, "--quiet"]
+    p = run(*args)
+    assert p.returncode != -signal.SIGBUS, f"pndb {command} died of SIGBUS on a truncated data.mdb"
+    assert_user_error(p)
+
+
+@pytest.mark.parametrize("command", ["status", "check"])
+def test_corrupt_page_is_an_error_not_a_traceback(tmp_path, command, solved_db):
+    """A damaged page of the nodes table: lmdb raises CorruptedError (an lmdb.Error) when it is
+    read; status and check must say so in one line (exit 2), not crash with a traceback."""
+    scribble_nodes_page(solved_db)
+    p = run(command, solved_db)
+    assert p.returncode != 0
+    assert_user_error(p)
+
+
+# ------------------------------------------------------------------ check finds tampering
+
+
+def tamper(db, edit):
+    """Open the closed database with the lmdb module and apply ``edit(txn, dbs)`` in one commit."""
+    env = lmdb.open(str(db), max_dbs=4)
+    try:
+        dbs = {
+            "nodes": env.open_db(b"nodes", create=False),
+            "parents": env.open_db(b"parents", dupsort=True, dupfixed=True, create=False),
+        }
+        with env.begin(write=True) as txn:
+            edit(txn, dbs)
+    finally:
+        env.close()
+
+
+def expanded_non_root(db):
+    """An expanded node other than the root, and its record."""
+    nodes = stored_nodes(db)
+    roots = [k for k in nodes if split_key(k) == (0, 0)]
+    for k, rec in sorted(nodes.items()):
+        if rec[2] & EXPANDED and k not in roots:
+            return k, rec
+    raise AssertionError("no expanded node")
+
+
+def expect_inconsistent(db):
+    p = run("check", db)
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert "INCONSISTENT" in p.stderr
+    assert "Traceback" not in p.stderr
+    return p.stdout
+
+
+def test_check_clean_before_tampering(solved_db):
+    assert_check_clean(solved_db)
+
+
+def test_check_finds_wrong_interval(solved_db):
+    key, rec = expanded_non_root(solved_db)
+    lo, hi = (F, F) if (rec[0], rec[1]) != (F, F) else (S, S)
+    bad = (lo, hi, *rec[2:])
+
+    tamper(solved_db, lambda txn, dbs: txn.put(key, NODE.pack(*bad), db=dbs["nodes"]))
+    assert key.hex() in expect_inconsistent(solved_db)
+
+
+def test_check_finds_wrong_proof_number(tmp_path):
+    # an unsolved DB, so that expanded nodes carry real pn/dn
+    db = tmp_path / "db"
+    assert run("solve", *CRASH_GAME, "--db", db, "--max-nodes", "200", "--quiet", *OUTER_ONLY).returncode == 3
+    nodes = stored_nodes(db)
+    key, rec = next(
+        (k, r) for k, r in nodes.items() if r[2] & EXPANDED and r[0] != r[1] and 0 < r[4] < 1 << 40
+    )
+    bad = (*rec[:4], rec[4] + 7, *rec[5:])
+    tamper(db, lambda txn, dbs: txn.put(key, NODE.pack(*bad), db=dbs["nodes"]))
+    assert key.hex() in expect_inconsistent(db)
+
+
+def test_check_finds_deleted_parent_link(solved_db):
+    key, _ = expanded_non_root(solved_db)
+    game = load_game("tictactoe")
+    child = DagSearch(None, game).children(key)[0][0]
+    tamper(solved_db, lambda txn, dbs: txn.delete(child, key, db=dbs["parents"]) or None)
+    out = expect_inconsistent(solved_db)
+    assert child.hex() in out and key.hex() in out
+
+
+def test_check_finds_spurious_parent_link(solved_db):
+    key, _ = expanded_non_root(solved_db)
+    nodes = stored_nodes(solved_db)
+    game = load_game("tictactoe")
+    kids = set(DagSearch(None, game).children(key)[0])
+    stranger = next(k for k in nodes if k not in kids and k != key)
+    tamper(solved_db, lambda txn, dbs: txn.put(stranger, key, db=dbs["parents"], dupdata=True))
+    expect_inconsistent(solved_db)
+
+
+def test_check_finds_missing_child(solved_db):
+    key, _ = expanded_non_root(solved_db)
+    game = load_game("tictactoe")
+    child = DagSearch(None, game).children(key)[0][-1]
+    tamper(solved_db, lambda txn, dbs: txn.delete(child, db=dbs["nodes"]))
+    assert child.hex() in expect_inconsistent(solved_db)
+
+
+def test_check_finds_wrong_terminal_record(solved_db):
+    """A node the search decided from the rules alone (flag TERMINAL: the game is over, or the
+    player to move completes a pattern at once) must hold the value the rules give. Here one
+    such record is rewritten to another value, under parents whose records do not change with
+    it, so every expanded node still agrees with its children: only a check of TERMINAL records
+    against the rules (the kernels' status) can see it. pndb check does not do that yet."""
+    game = load_game("tictactoe")
+    g = ref("tictactoe")
+    nodes = stored_nodes(solved_db)
+    kids_of = {k: DagSearch(None, game).children(k)[0] for k, rec in nodes.items() if rec[2] & EXPANDED}
+    parents = {}
+    for k, kids in kids_of.items():
+        for c in kids:
+            parents.setdefault(c, []).append(k)
+
+    def harmless(key, bad):
+        return all(
+            combine(first_moves(p), nodes[p], [bad if c == key else nodes[c] for c in kids_of[p]]) == nodes[p]
+            for p in parents.get(key, [])
+        )
+
+    choice = None
+    for k, rec in sorted(nodes.items()):
+        if not rec[2] & TERMINAL:
+            continue
+        true = {+1: F, 0: D, -1: S}[R.minimax(g, *split_key(k))]
+        for wrong in (S, D, F):
+            bad = leaf_record(wrong, wrong, flags=rec[2], work=rec[3])
+            if wrong != true and harmless(k, bad):
+                choice = k, bad
+                break
+        if choice:
+            break
+    assert choice, "no terminal node whose parents ignore its value"
+    key, bad = choice
+    tamper(solved_db, lambda txn, dbs: txn.put(key, NODE.pack(*bad), db=dbs["nodes"]))
+    assert key.hex() in expect_inconsistent(solved_db)
