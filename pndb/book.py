@@ -17,7 +17,7 @@ import zstandard
 from pndb import __version__
 from pndb.games import game_from_rules
 from pndb.games import kernels as K
-from pndb.search import PROOF_FACT, STATUS_INTERVAL, THRESHOLDS, VALUE_NAMES, DagSearch, split_key
+from pndb.search import STATUS_INTERVAL, VALUE_NAMES, DagSearch, good_for, proof_move, split_key
 from pndb.store import NO_MOVE
 
 MAGIC = b"PNBOOK\x00\x01"
@@ -103,22 +103,15 @@ class StrategyWalker:
                 lo, hi = max(lo, rec[0]), min(hi, rec[1])
         return lo, hi
 
-    def good(self, lo, hi, q, proven):
-        t = THRESHOLDS[q]
-        return lo >= t if proven else hi < t
-
     def owner_move(self, key, q, proven):
         """The strategy owner's move at ``key``: from the proof table, else a good stored child."""
-        proof = self.store.get_proof(self.dag.txn, key)
-        if proof is not None:
-            for other in (q, 1 - q):
-                # a proof of the other question serves when its fact implies this one's
-                if proof[2 + other] != NO_MOVE and self.good(*PROOF_FACT[(other, proven)], q, proven):
-                    return proof[2 + other]
+        move = proof_move(self.store.get_proof(self.dag.txn, key), q, proven)
+        if move is not None:
+            return move
         keys, moves, statuses = self.dag.children(key)
         for k, m, st in zip(keys, moves.tolist(), statuses.tolist()):
             lo, hi = self.interval(k) if st == K.ONGOING else STATUS_INTERVAL[st]
-            if self.good(lo, hi, q, proven):
+            if good_for(lo, hi, q, proven):
                 return m
         return None
 

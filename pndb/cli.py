@@ -9,6 +9,7 @@ import tempfile
 import time
 
 import click
+import lmdb
 import numpy as np
 
 from pndb import __version__
@@ -39,7 +40,8 @@ DEFAULT_INNER_MB = 256
 
 
 class Cli(click.Group):
-    """A click group that turns user errors into one line on stderr and exit code 2."""
+    """A click group that turns user errors (and a damaged database met while reading) into one
+    line on stderr and exit code 2, and Ctrl-C outside the search loop into exit 130."""
 
     def invoke(self, ctx):
         try:
@@ -47,6 +49,12 @@ class Cli(click.Group):
         except USER_ERRORS as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(2)
+        except lmdb.Error as e:
+            click.echo(f"error: the database is damaged ({str(e).splitlines()[0]})", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
 
 
 @click.group(cls=Cli, context_settings={"help_option_names": ["-h", "--help"]})

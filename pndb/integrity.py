@@ -2,12 +2,28 @@
 
 Every expanded node's record must equal what its children's records give (the search's own
 ``combine``), every child of an expanded node must exist and link back to it, and every parent
-link must come from an expanded node that has that child.
+link must come from an expanded node that has that child. A terminal record must hold what the
+rules give its position, and a leaf the inner solver decided must have its proof's first step in
+the proof table (the owner's move, or a proof record at every reply).
 """
 
 from dataclasses import dataclass, field
 
-from pndb.search import EXPANDED, DagSearch, combine, first_moves
+import numpy as np
+
+from pndb.games import kernels as K
+from pndb.search import (
+    EXPANDED,
+    PROOF_FACT,
+    STATUS_INTERVAL,
+    TERMINAL,
+    DagSearch,
+    combine,
+    first_moves,
+    good_for,
+    proof_move,
+    split_key,
+)
 
 
 @dataclass
@@ -24,6 +40,33 @@ class CheckReport:
             self.problems[-1] = "... and more"
 
 
+def check_terminal(report, game, key, rec):
+    a, b = split_key(key)
+    state = K.position_status(np.uint64(a), np.uint64(b), game.tables)
+    if state == K.ONGOING or STATUS_INTERVAL[state] != tuple(rec[:2]):
+        report.problem(f"terminal node {key.hex()}: record {rec[:2]} is not what the rules give")
+
+
+def check_decided_leaf(report, dag, key, rec):
+    """Each question a leaf answers must be backed by the first step of a stored proof."""
+    for q, proven in PROOF_FACT:
+        if not good_for(rec[0], rec[1], q, proven):
+            continue
+        if first_moves(key) == proven:
+            backed = proof_move(dag.store.get_proof(dag.txn, key), q, proven) is not None
+        else:
+            keys, _, statuses = dag.children(key)
+            backed = all(
+                good_for(*STATUS_INTERVAL[st], q, proven)
+                if st != K.ONGOING
+                else proof_move(dag.store.get_proof(dag.txn, k), q, proven) is not None
+                for k, st in zip(keys, statuses.tolist())
+            )
+        if not backed:
+            report.problem(f"leaf {key.hex()}: its value {rec[:2]} has no proof in the proof table")
+            return
+
+
 def check_store(store, game):
     report = CheckReport()
     dag = DagSearch(store, game)
@@ -36,6 +79,10 @@ def check_store(store, game):
             linked.add((child, parent))
         for key, rec in store.iter_nodes(txn):
             report.nodes += 1
+            if rec[2] & TERMINAL:
+                check_terminal(report, game, key, rec)
+            elif not rec[2] & EXPANDED:
+                check_decided_leaf(report, dag, key, rec)
             if not rec[2] & EXPANDED:
                 continue
             report.expanded += 1

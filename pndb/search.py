@@ -92,6 +92,23 @@ def numbers_for(lo, hi, t, pn, dn):
     return pn, dn
 
 
+def good_for(lo, hi, q, proven):
+    """True when [lo, hi] answers question q as a strategy needs: yes when proving, no else."""
+    t = THRESHOLDS[q]
+    return lo >= t if proven else hi < t
+
+
+def proof_move(proof, q, proven):
+    """The strategy move a proof record holds for question q, or None. A move proving the other
+    question serves when that question's fact implies this one's (first-wins implies draw-or-better;
+    second-wins implies first-does-not-win)."""
+    if proof is not None:
+        for other in (q, 1 - q):
+            if proof[2 + other] != NO_MOVE and good_for(*PROOF_FACT[(other, proven)], q, proven):
+                return proof[2 + other]
+    return None
+
+
 def leaf_record(lo, hi, flags=0, work=0, estimates=(1, 1, 1, 1)):
     """A node record for an unexpanded or terminal node."""
     pn0, dn0 = numbers_for(lo, hi, F, estimates[0], estimates[1])

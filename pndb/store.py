@@ -64,6 +64,12 @@ class Store:
             self.env = lmdb.open(
                 str(self.path), map_size=size, max_dbs=4, readonly=not writer, create=create, lock=True
             )
+            # LMDB maps the file and trusts its meta page: reading a page past the end of a
+            # truncated file would kill the process (SIGBUS), so compare the sizes first
+            needed = (self.env.info()["last_pgno"] + 1) * self.env.stat()["psize"]
+            if self.file_bytes() < needed:
+                self.close()
+                raise StoreError(f"{self.path}/data.mdb is truncated ({self.file_bytes()} of {needed} bytes)")
             self.meta = self.env.open_db(b"meta", create=writer)
             self.nodes = self.env.open_db(b"nodes", create=writer)
             self.parents = self.env.open_db(b"parents", dupsort=True, dupfixed=True, create=writer)

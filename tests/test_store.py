@@ -42,3 +42,27 @@ def test_a_reader_sees_the_last_checkpoint_while_a_writer_is_open(tmp_path):
     info = json.loads(run.stdout)
     assert info["game"] == "mnk:3,3,3"
     assert info["nodes"] == nodes > 5
+
+
+def test_check_wants_a_proof_behind_every_leaf_the_inner_solver_decided(tmp_path):
+    """Delete the proof records a decided leaf relies on: `check` must name that leaf."""
+    from pndb.inner import InnerSolver
+    from pndb.search import EXPANDED, TERMINAL, first_moves
+
+    game = load_game("connect4:5x4")
+    path = tmp_path / "c.lmdb"
+    with open_for_game(path, game, writer=True) as store:
+        DagSearch(store, game, inner=InnerSolver(game, 200, 8)).solve(key_of(0, 0), Limits())
+        assert not check_store(store, game).problems
+        dag = DagSearch(store, game)
+        dag.begin()
+        leaf = next(
+            k for k, r in store.iter_nodes(dag.txn) if not r[2] & (EXPANDED | TERMINAL) and r[0] == r[1]
+        )
+        behind = [leaf] if first_moves(leaf) == (store.get_node(dag.txn, leaf)[0] >= 1) else dag.children(leaf)[0]
+        dag.end()
+        with store.env.begin(write=True) as txn:
+            for k in behind:
+                txn.delete(k, db=store.proof)
+        problems = check_store(store, game).problems
+    assert any(leaf.hex() in p for p in problems), problems

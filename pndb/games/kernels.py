@@ -163,6 +163,21 @@ def threat_cells(own, other, win_masks):
 
 
 @nb.njit(cache=True)
+def position_status(a, b, t):
+    """The status children() gives this position: its status, or FIRST/SECOND_WINS_NEXT when the
+    game is on and the player to move can complete a pattern with one legal stone."""
+    state = status(a, b, t)
+    if state != ONGOING:
+        return state
+    if first_to_move(a, b):
+        if threat_cells(a, b, t.win_masks) & legal_mask(a, b, t) != ZERO:
+            return FIRST_WINS_NEXT
+    elif threat_cells(b, a, t.win_masks) & legal_mask(a, b, t) != ZERO:
+        return SECOND_WINS_NEXT
+    return ONGOING
+
+
+@nb.njit(cache=True)
 def play(a, b, cell):
     """The position after the player to move puts a stone on ``cell``."""
     bit = ONE << np.uint64(cell)
