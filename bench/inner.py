@@ -1,7 +1,8 @@
 """Benchmark the inner df-pn solver, alone and inside `pndb solve`.
 
-Part 1, in this process: inner nodes per second, solving each game's start position with the inner
-solver alone (one budget large enough to solve, or the cap), after a warm-up solve.
+Part 1, one subprocess per game: inner nodes per second, solving each game's start position with
+the inner solver alone (up to a node cap), after a warm-up solve. (This process stays small and
+never imports numba: a child's peak RSS counts what it shared with its parent when forked.)
 Part 2, one `pndb solve` subprocess per game and setting (bench/solve.py's runner): wall time and
 peak RSS of the outer search alone (--inner-nodes 0) against outer + inner at each budget.
 
@@ -10,8 +11,10 @@ peak RSS of the outer search alone (--inner-nodes 0) against outer + inner at ea
 """
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,15 +25,15 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb
 
 from solve import run_one  # noqa: E402  (bench/solve.py)
 
-from pndb.games import load_game  # noqa: E402
-from pndb.inner import InnerSolver  # noqa: E402
-
 DEFAULT_GAMES = ["qango6", "qango6:castle", "connect4:6x4", "connect4:5x5"]
 DEFAULT_BUDGETS = [0, 1000, 10000, 100000]
 
 
 def inner_rate(spec, max_nodes):
     """(nodes, seconds, result) of the inner solver alone on the start position, q0 then q1."""
+    from pndb.games import load_game
+    from pndb.inner import InnerSolver
+
     game = load_game(spec)
     InnerSolver(game, 100, 16).solve([0], [0], 0)  # compile / load the cache outside the timing
     solver = InnerSolver(game, max_nodes, 512)
@@ -50,12 +53,17 @@ def main(argv=None):
     ap.add_argument("--budgets", nargs="+", type=int, default=DEFAULT_BUDGETS, help="--inner-nodes values")
     ap.add_argument("--max-seconds", type=float, default=300.0, help="cap per solve")
     ap.add_argument("--inner-cap", type=int, default=5_000_000, help="node cap of part 1")
+    ap.add_argument("--rate-of", help=argparse.SUPPRESS)  # part 1 for one game, in a subprocess
     args = ap.parse_args(argv)
+    if args.rate_of:
+        print(json.dumps(inner_rate(args.rate_of, args.inner_cap)))
+        return
 
     print("inner solver alone on the start position (q0, then q1 if q0 is disproven)")
     print(f"{'game':16} {'nodes':>10} {'seconds':>8} {'nodes/s':>10}  answer")
     for spec in args.games:
-        nodes, secs, answer = inner_rate(spec, args.inner_cap)
+        cmd = [sys.executable, __file__, "--rate-of", spec, "--inner-cap", str(args.inner_cap)]
+        nodes, secs, answer = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
         print(f"{spec:16} {nodes:>10} {secs:>8.2f} {nodes / secs:>10.0f}  {answer}", flush=True)
 
     print(f"\npndb solve, outer alone (budget 0) against outer + inner; cap {args.max_seconds:g}s")
