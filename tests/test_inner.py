@@ -1,0 +1,517 @@
+"""The inner df-pn solver (pndb.inner), alone and under the outer search, against minimax.
+
+Every expected value comes from the reference model of tests/reference.py (rules rebuilt from
+the rules text, plain memoised minimax); nothing pndb computes is compared only with itself.
+
+- The inner solver alone answers both questions right (q0 "value >= first-wins" proven iff
+  minimax == +1, q1 "value >= draw" proven iff minimax >= 0) on every position of tic-tac-toe,
+  mnk:4,3,3 and Connect Four 4x4, and on 200 random mid-game positions each of qango6 and
+  connect4:5x4, with a large table and with a 1 MB table that must replace entries.
+- A tiny budget never produces a wrong answer, only no answer.
+- The proof the inner solver extracts, and every proof record a solve stores, is a complete
+  strategy: walked with the rules kernels down to finished games, it forces the outcome.
+- Outer search with the inner solver, outer search alone and minimax agree on the value.
+- ``pndb solve GAME --positions FILE`` solves each position of a file and prints its value;
+  its limits apply to each position.
+"""
+
+import os
+import random
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import reference as R
+
+from pndb.games import format_moves, load_game
+from pndb.games import kernels as K
+from pndb.inner import EMPTY, InnerSolver
+from pndb.search import DagSearch, Limits, key_of, split_key, value_name
+from pndb.store import NO_MOVE, open_for_game
+
+SMALL_GAMES = ["tictactoe", "mnk:4,3,3", "connect4:4x4"]
+THRESHOLD = (2, 1)  # q0: value >= first-wins, q1: value >= draw (second-wins 0 < draw 1 < first-wins 2)
+OUTCOME = {K.FIRST_WON: 2, K.DRAW: 1, K.SECOND_WON: 0}  # finished games; other statuses: play on
+VALUE_OF_MINIMAX = {1: "first-wins", 0: "draw", -1: "second-wins"}
+BIG = 10**8  # a node budget no position of these tests comes near
+
+
+# ---------------------------------------------------------------- positions and reference values
+
+
+@lru_cache(maxsize=None)
+def ref(spec):
+    """One RefGame per spec, so minimax's memo is shared by all tests of the module."""
+    return R.ref_game(spec)
+
+
+def minimax(spec, a, b):
+    return R.minimax(ref(spec), a, b)
+
+
+def canonical(game, a, b):
+    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
+    return int(ka), int(kb)
+
+
+def stones(a, b):
+    return (a | b).bit_count()
+
+
+def calm(g, a, b):
+    """True when the player to move cannot win at once (positions that need a real search)."""
+    mine = a if R.first_to_move(a, b) else b
+    return not any(R.wins_by(g, mine, c) for c in R.legal_moves(g, a, b))
+
+
+@lru_cache(maxsize=None)
+def all_ongoing(spec):
+    """Every ongoing position reachable in play (reference model), fewest stones first."""
+    g = ref(spec)
+    positions = [p for p in R.enumerate_positions(g) if R.outcome(g, *p) == R.ONGOING]
+    return sorted(positions, key=lambda p: (stones(*p), p))
+
+
+@lru_cache(maxsize=None)
+def sample(spec, count, lo, hi, seed, calm_count=0, calm_lo=0, calm_hi=0):
+    """Distinct ongoing positions from random games (players avoid completing a pattern while
+    they can): ``count`` in all, the first ``calm_count`` of them at calm_lo..calm_hi stones and
+    calm (no immediate win for the mover), the rest at a random depth in lo..hi."""
+    g = ref(spec)
+    rng = random.Random(seed)
+    out = {}
+    ncalm = 0
+    while len(out) < count:
+        moves = R.random_game(g, rng, avoid_wins=True)
+        want_calm = ncalm < calm_count
+        depths = range(calm_lo, calm_hi + 1) if want_calm else [rng.randint(lo, hi)]
+        a = b = 0
+        cells = []
+        for c in moves:
+            if (
+                len(cells) in depths
+                and R.outcome(g, a, b) == R.ONGOING
+                and (a, b) not in out
+                and (not want_calm or calm(g, a, b))
+            ):
+                out[(a, b)] = tuple(cells)
+                ncalm += want_calm
+                break
+            a, b = R.play(g, a, b, c)
+            cells.append(c)
+    return [(a, b, cells) for (a, b), cells in out.items()]
+
+
+def qango6_sample():
+    return sample("qango6", 200, 22, 27, 11, calm_count=70, calm_lo=25, calm_hi=28)
+
+
+def connect4_5x4_sample():
+    return sample("connect4:5x4", 200, 7, 12, 12)
+
+
+RANDOM_SAMPLES = {"qango6": qango6_sample, "connect4:5x4": connect4_5x4_sample}
+
+
+def keys_of(game, positions):
+    keys = [canonical(game, a, b) for a, b in positions]
+    return np.array([k[0] for k in keys], np.uint64), np.array([k[1] for k in keys], np.uint64)
+
+
+def expected(values, q):
+    """Whether minimax says question q is proven (the first player reaches the threshold)."""
+    return values == 1 if q == 0 else values >= 0
+
+
+def check_answers(pn, dn, values, q, positions, require_solved):
+    """pn == 0 only where minimax proves q, dn == 0 only where it disproves; all solved if asked."""
+    want = expected(values, q)
+    assert len(pn) == len(dn) == len(values)
+    assert not np.any((pn == 0) & (dn == 0)), "a position both proven and disproven"
+    assert np.all(pn >= 0) and np.all(dn >= 0)
+    wrong_proof = np.flatnonzero((pn == 0) & ~want)
+    wrong_disproof = np.flatnonzero((dn == 0) & want)
+    for kind, idx in (("proven", wrong_proof), ("disproven", wrong_disproof)):
+        assert len(idx) == 0, (
+            f"q{q} {kind} against minimax at {len(idx)} positions, e.g. (a, b) = {positions[idx[0]]} "
+            f"minimax {values[idx[0]]} pn {pn[idx[0]]} dn {dn[idx[0]]}"
+        )
+    if require_solved:
+        unsolved = np.flatnonzero((pn != 0) & (dn != 0))
+        assert len(unsolved) == 0, (
+            f"q{q}: {len(unsolved)} positions unsolved with a large budget, e.g. {positions[unsolved[0]]}"
+        )
+
+
+def solver_overflowed(solver, nodes):
+    """True when the solver's table must have replaced entries: (nearly) full, and more nodes
+    searched than it has slots."""
+    size = solver.table.key_a.shape[0]
+    filled = int(np.count_nonzero(solver.table.key_a != EMPTY))
+    return filled > 0.9 * size and nodes > 2 * size
+
+
+# ---------------------------------------------------------------- the inner solver alone
+
+
+@pytest.mark.parametrize("spec", SMALL_GAMES)
+def test_inner_solves_every_position_of_small_games(spec):
+    game = load_game(spec)
+    positions = list(all_ongoing(spec))
+    random.Random(5).shuffle(positions)  # not in an order that feeds the table bottom-up
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    assert set(values.tolist()) == {-1, 0, 1}
+    ka, kb = keys_of(game, positions)
+    solver = InnerSolver(game, BIG, 64)
+    for q in (0, 1):
+        before = solver.nodes
+        pn, dn, nodes = solver.solve(ka, kb, q)
+        assert len(pn) == len(positions)
+        assert np.all(nodes >= 1)
+        assert solver.nodes - before == int(nodes.sum())
+        check_answers(pn, dn, values, q, positions, require_solved=True)
+
+
+@pytest.mark.parametrize("spec", SMALL_GAMES)
+def test_inner_with_a_tiny_table_stays_right(spec):
+    """A 1 MB table (16k entries) replaces entries while solving the early positions; answers
+    must not change, and with a large budget every position is still solved."""
+    game = load_game(spec)
+    positions = all_ongoing(spec)  # fewest stones first: the big searches come first
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    ka, kb = keys_of(game, positions)
+    solver = InnerSolver(game, BIG, table_mb=1)
+    for q in (0, 1):
+        pn, dn, _ = solver.solve(ka, kb, q)
+        check_answers(pn, dn, values, q, positions, require_solved=True)
+    if spec != "tictactoe":  # tic-tac-toe fits in any table
+        assert solver_overflowed(solver, solver.nodes)
+
+
+@pytest.mark.parametrize("spec", ["qango6", "connect4:5x4"])
+@pytest.mark.parametrize("table_mb", [64, 1, 0.05])
+def test_inner_agrees_with_minimax_on_random_midgame_positions(spec, table_mb):
+    """Large table, 1 MB table, and the smallest table there is (1024 entries), which these
+    searches overflow."""
+    game = load_game(spec)
+    items = RANDOM_SAMPLES[spec]()
+    positions = [(a, b) for a, b, _ in items]
+    assert len(set(positions)) >= 200
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    assert {1, -1} <= set(values.tolist())  # the sample must hold both winners' positions
+    if spec == "connect4:5x4":
+        assert 0 in set(values.tolist())
+    ka, kb = keys_of(game, positions)
+    solver = InnerSolver(game, BIG, table_mb)
+    for q in (0, 1):
+        pn, dn, _ = solver.solve(ka, kb, q)
+        check_answers(pn, dn, values, q, positions, require_solved=True)
+    if table_mb < 1:
+        assert solver.table.key_a.shape[0] == 1024
+        assert solver_overflowed(solver, solver.nodes)
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x4", "mnk:4,3,3", "connect4:5x4"])
+@pytest.mark.parametrize("budget", [1, 7, 60])
+def test_small_budget_is_sound_and_bounded(spec, budget):
+    """With a tiny budget the solver may not answer, but what it answers is right, and it
+    searches at most its budget per position."""
+    game = load_game(spec)
+    if spec == "connect4:5x4":
+        positions = [(a, b) for a, b, _ in connect4_5x4_sample()]
+    else:
+        positions = list(all_ongoing(spec)[:: max(1, len(all_ongoing(spec)) // 3000)])
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    ka, kb = keys_of(game, positions)
+    for table_mb in (64, 1):
+        solver = InnerSolver(game, budget, table_mb)
+        for q in (0, 1):
+            pn, dn, nodes = solver.solve(ka, kb, q)
+            assert np.all(nodes <= budget), f"searched {nodes.max()} nodes with a budget of {budget}"
+            check_answers(pn, dn, values, q, positions, require_solved=False)
+
+
+def test_stop_on_proof_and_disproof():
+    """solve(..., stop_on_proof) searches up to the first proven position, and only that far."""
+    spec = "connect4:5x4"
+    game = load_game(spec)
+    positions = [(a, b) for a, b, _ in connect4_5x4_sample()][:60]
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    ka, kb = keys_of(game, positions)
+    for q in (0, 1):
+        want = expected(values, q)
+        first_yes = int(np.argmax(want))
+        first_no = int(np.argmax(~want))
+        assert want[first_yes] and not want[first_no]
+        pn, dn, nodes = InnerSolver(game, BIG, 16).solve(ka, kb, q, stop_on_proof=True)
+        assert len(pn) == first_yes + 1
+        assert pn[-1] == 0 and np.all(dn[:-1] == 0)
+        pn, dn, nodes = InnerSolver(game, BIG, 16).solve(ka, kb, q, stop_on_disproof=True)
+        assert len(pn) == first_no + 1
+        assert dn[-1] == 0 and np.all(pn[:-1] == 0)
+
+
+# ---------------------------------------------------------------- proofs, walked with the kernels
+
+
+def walk_proof(game, move_of, key, q, proven, done):
+    """Follow a (dis)proof of question q from the canonical position ``key`` = (a, b).
+
+    The owner (the first player when proving, else the second) plays ``move_of(key, q, proven)``;
+    the defender plays every legal move (symmetric children are one canonical key). Every line
+    must end in a finished game on the right side of the threshold: a position that the kernels
+    mark as won with the next stone is walked on, so the owner's winning move must be stored.
+    ``done`` holds the (key, q, proven) already walked. Returns the number of positions walked.
+    """
+    t = game.tables
+    th = THRESHOLD[q]
+    walked = 0
+    stack = [(key, 0)]
+    while stack:
+        (a, b), depth = stack.pop()
+        if ((a, b), q, proven) in done:
+            continue
+        done.add(((a, b), q, proven))
+        walked += 1
+        ua, ub = np.uint64(a), np.uint64(b)
+        state = K.status(ua, ub, t)  # ONGOING or a finished game
+        kind = "proof" if proven else "disproof"
+        where = f"{key_of(a, b).hex()} ({depth} plies into the q{q} {kind} of {key_of(*key).hex()})"
+        if state != K.ONGOING:
+            outcome = OUTCOME[state]
+            good = outcome >= th if proven else outcome < th
+            assert good, f"the line ends in outcome {outcome} at {where}"
+            continue
+        if bool(K.first_to_move(ua, ub)) == proven:
+            m = move_of((a, b), q, proven)
+            assert m is not None, f"no stored move for the owner at {where}"
+            legal = int(K.legal_mask(ua, ub, t))
+            assert 0 <= m < 64 and legal >> m & 1, f"stored move {m} is illegal at {where}"
+            na, nb = (np.uint64(x) for x in K.play(ua, ub, m))
+            state = K.status(na, nb, t)
+            children = [(canonical(game, int(na), int(nb)), state)]
+        else:
+            n, _, cka, ckb, cst = K.children(ua, ub, t, True)
+            assert n > 0
+            children = [((int(cka[i]), int(ckb[i])), int(cst[i])) for i in range(n)]
+        for child, state in children:
+            if state not in OUTCOME:  # ongoing (also when its player to move can win at once)
+                stack.append((child, depth + 1))
+            else:
+                outcome = OUTCOME[state]
+                good = outcome >= th if proven else outcome < th
+                assert good, f"a move from {where} ends the game in outcome {outcome}"
+    return walked
+
+
+def inner_proof_moves(solver, key, q, proven):
+    pa, pb, moves = solver.proof(key[0], key[1], q, proven)
+    assert len(pa) == len(pb) == len(moves)  # empty when the defender has only losing moves
+    table = {(int(x), int(y)): int(m) for x, y, m in zip(pa, pb, moves)}
+    assert len(table) == len(pa), "a position listed twice in one proof"
+    for a, b in table:
+        assert bool(K.first_to_move(np.uint64(a), np.uint64(b))) == proven  # owner positions only
+    return table
+
+
+@pytest.mark.parametrize(
+    "spec, table_mb", [("tictactoe", 64), ("mnk:4,3,3", 64), ("connect4:4x4", 64), ("connect4:4x4", 1)]
+)
+def test_inner_proof_is_a_complete_strategy(spec, table_mb):
+    """The extracted proof of the root and of some sampled positions, for the question the
+    position decides, walks to finished games (with a 1 MB table parts were evicted and must be
+    searched again)."""
+    game = load_game(spec)
+    positions = all_ongoing(spec)
+    rng = random.Random(3)
+    picked = [positions[0]] + rng.sample(positions, 25)
+    solver = InnerSolver(game, BIG, table_mb)
+    walked = 0
+    for a, b in picked:
+        value = minimax(spec, a, b)
+        key = canonical(game, a, b)
+        for q in (0, 1):
+            pn, dn, _ = solver.solve([key[0]], [key[1]], q)
+            proven = bool(expected(np.array(value), q))
+            assert (pn[0] == 0) == proven and (dn[0] == 0) != proven
+            table = inner_proof_moves(solver, key, q, proven)
+            walked += walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, set())
+    assert walked > 100
+
+
+def proof_table_move(proofs):
+    """move_of for the DB's proof table: the question's own move, else the stronger question's
+    (a q0 proof also proves q1; a q1 disproof also disproves q0)."""
+
+    def move_of(key, q, proven):
+        rec = proofs.get(key)
+        if rec is None:
+            return None
+        if rec[2 + q] != NO_MOVE:
+            return rec[2 + q]
+        stronger = 0 if proven else 1
+        if rec[2 + stronger] != NO_MOVE:
+            return rec[2 + stronger]
+        return None
+
+    return move_of
+
+
+def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16):
+    """Solve (a, b) in a new database with the outer search (and an inner solver unless
+    inner_nodes is 0); returns (outcome, store path)."""
+    path = tmp_path / name
+    root = key_of(*canonical(game, a, b))
+    with open_for_game(path, game, writer=True) as store:
+        inner = InnerSolver(game, inner_nodes, table_mb) if inner_nodes else None
+        outcome = DagSearch(store, game, inner=inner).solve(root, Limits())
+    return outcome, path
+
+
+@pytest.mark.parametrize(
+    "spec, inner_nodes, value", [("qango6", 30, "first-wins"), ("connect4:5x4", 100, "draw")]
+)
+def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value):
+    """After a solve from the start, every proof record's moves form complete strategies."""
+    game = load_game(spec)
+    outcome, path = fresh_solve(tmp_path, game, 0, 0, inner_nodes, "db")
+    assert outcome.solved and value_name(outcome.record) == value
+    with open_for_game(path, game, writer=False) as store:
+        with store.read() as txn:
+            proofs = {split_key(k): rec for k, rec in store.iter_proof(txn)}
+    assert len(proofs) > 100
+    move_of = proof_table_move(proofs)
+    done = set()
+    checked = 0
+    for key, (lo, hi, m0, m1) in sorted(proofs.items()):
+        a, b = key
+        assert canonical(game, a, b) == key, f"proof record under a non-canonical key {key_of(a, b).hex()}"
+        assert K.status(np.uint64(a), np.uint64(b), game.tables) == K.ONGOING
+        assert m0 != NO_MOVE or m1 != NO_MOVE, "a proof record without a move"
+        proven = bool(K.first_to_move(np.uint64(a), np.uint64(b)))
+        for q, m in ((0, m0), (1, m1)):
+            if m == NO_MOVE:
+                continue
+            th = THRESHOLD[q]
+            assert (lo >= th) if proven else (hi < th), (
+                f"record {key_of(a, b).hex()} interval [{lo}, {hi}] vs its q{q} move"
+            )
+            walk_proof(game, move_of, key, q, proven, done)
+            checked += 1
+        if spec == "connect4:5x4" and stones(a, b) >= 9:  # cheap for minimax: the interval holds the value
+            v = minimax(spec, a, b) + 1
+            assert lo <= v <= hi, f"record {key_of(a, b).hex()} says [{lo}, {hi}], minimax {v}"
+    assert checked >= len(proofs)
+
+
+# ---------------------------------------------------------------- outer + inner
+
+
+@pytest.mark.parametrize("spec", SMALL_GAMES)
+def test_outer_with_and_without_inner_agree_with_minimax(tmp_path, spec):
+    game = load_game(spec)
+    want = VALUE_OF_MINIMAX[minimax(spec, 0, 0)]
+    expansions = {}
+    for inner_nodes in (0, 50, 500):
+        outcome, _ = fresh_solve(tmp_path, game, 0, 0, inner_nodes, f"db{inner_nodes}")
+        assert outcome.solved, (spec, inner_nodes)
+        assert value_name(outcome.record) == want, (spec, inner_nodes)
+        expansions[inner_nodes] = outcome.expansions
+    assert expansions[0] > 0
+    if spec == "connect4:4x4":  # the outer search has real work with a budget of 50
+        assert expansions[50] > 10
+
+
+@pytest.mark.parametrize(
+    "spec, budgets, count",
+    [("connect4:5x4", (0, 50, 500), 30), ("qango6", (0, 5, 50), 30)],
+)
+def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, count):
+    game = load_game(spec)
+    if spec == "qango6":  # calm positions, so that there is something to search
+        items = qango6_sample()[:count]
+    else:
+        items = [x for x in connect4_5x4_sample() if stones(x[0], x[1]) <= 9][:count]
+    assert len(items) == count
+    outer_work = 0
+    for i, (a, b, _) in enumerate(items):
+        want = VALUE_OF_MINIMAX[minimax(spec, a, b)]
+        for n in budgets:
+            outcome, _ = fresh_solve(tmp_path, game, a, b, n, f"db{i}-{n}", table_mb=4)
+            assert outcome.solved and value_name(outcome.record) == want, (
+                f"{spec} start {format_moves(game, list(items[i][2]))}, inner {n}: "
+                f"{value_name(outcome.record)}, minimax {want}"
+            )
+            if n:
+                outer_work += outcome.expansions
+    assert outer_work > count  # the outer search did expand nodes, not only the inner solver
+
+
+# ---------------------------------------------------------------- pndb solve --positions
+
+
+def pndb_script():
+    exe = Path(sys.executable).parent / "pndb"
+    return str(exe) if exe.exists() else "pndb"
+
+
+def test_solve_positions_file(tmp_path):
+    spec = "connect4:5x4"
+    game = load_game(spec)
+    items = [x for x in connect4_5x4_sample() if 7 <= stones(x[0], x[1]) <= 10][:30]
+    assert len(items) == 30
+    texts = [format_moves(game, list(cells)) for _, _, cells in items]
+    assert all(" " not in t for t in texts)
+    lines = []
+    for i, t in enumerate(texts):  # blank lines and comments after the first space are ignored
+        lines.append(t if i % 3 else f"{t} position {i}, comment")
+        if i % 7 == 0:
+            lines.append("")
+    (tmp_path / "positions.txt").write_text("\n".join(lines) + "\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/nbcache"))
+    proc = subprocess.run(
+        [pndb_script(), "solve", spec, "--positions", "positions.txt", "--inner-nodes", "200", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [line.split() for line in proc.stdout.splitlines() if line.strip()]
+    assert len(out) == len(texts), proc.stdout
+    for (a, b, _), text, fields in zip(items, texts, out):
+        assert len(fields) == 4, fields
+        moves, value, nodes, micros = fields
+        assert moves == text
+        assert value == VALUE_OF_MINIMAX[minimax(spec, a, b)], f"{text}: {value}"
+        assert int(nodes) >= 1 and int(micros) >= 0
+
+
+def test_solve_positions_limits_apply_to_each_position(tmp_path):
+    """`solve --help` says of --positions: "Limits apply to each position". With --max-nodes N
+    each position that is not solved within N expansions must have had its N expansions, not
+    only the first one."""
+    texts = ["33", "22", "23", "44", "12"]  # early connect4:5x4 positions: thousands of expansions each
+    (tmp_path / "positions.txt").write_text("\n".join(texts) + "\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/nbcache"))
+    proc = subprocess.run(
+        [pndb_script(), "solve", "connect4:5x4", "--positions", "positions.txt", "--inner-nodes", "0",
+         "--max-nodes", "150", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # stopped by the limit
+    out = [line.split() for line in proc.stdout.splitlines() if line.strip()]
+    assert [f[0] for f in out] == texts
+    for moves, value, nodes, _ in out:
+        if value not in VALUE_OF_MINIMAX.values():
+            assert int(nodes) == 150, (
+                f"position {moves}: {nodes} expansions with --max-nodes 150\n{proc.stdout}"
+            )
