@@ -179,8 +179,7 @@ class DagSearch:
     dirty: set = field(default_factory=set)
     new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
     txn: object = None
-    expansions: int = 0
-    checkpoints: int = 0
+    expansions: int = 0  # over the life of this object
 
     # ------------------------------------------------------------ node access
 
@@ -343,6 +342,19 @@ class DagSearch:
         last_cp = last_progress = start
         with self.store.read() as txn:
             base = {name: self.store.get_meta(txn, name, 0) for name in COUNTERS}
+        expansions_before = self.expansions  # one DagSearch may serve many solves (--positions)
+        checkpoints = 0
+
+        def counters():
+            """The persistent counters (meta) as of now: earlier runs plus this one."""
+            nonlocal checkpoints
+            checkpoints += 1
+            return {
+                "checkpoints": base["checkpoints"] + checkpoints,
+                "seconds": round(base["seconds"] + time.monotonic() - start, 3),
+                "expansions": base["expansions"] + self.expansions - expansions_before,
+            }
+
         self.begin()
         try:
             self.ensure_root(root)
@@ -354,7 +366,7 @@ class DagSearch:
                 now = time.monotonic()
                 if stop or (limits.max_seconds and now - start >= limits.max_seconds):
                     break
-                if limits.max_nodes and self.expansions >= limits.max_nodes:
+                if limits.max_nodes and self.expansions - expansions_before >= limits.max_nodes:
                     break
                 leaf = self.select(root, q)
                 if self.inner is not None and not self.get(leaf)[2] & EVALUATED[q]:
@@ -363,28 +375,20 @@ class DagSearch:
                     self.expand(leaf, q)
                 self.update(leaf)
                 if now - last_cp >= self.checkpoint_seconds:
-                    self.checkpoint(self.counters(base, start))
+                    self.checkpoint(counters())
                     last_cp = now
                 if progress and now - last_progress >= 2.0:
                     progress(self, root, q, now - start)
                     last_progress = now
-            self.checkpoint(self.counters(base, start))
+            self.checkpoint(counters())
         finally:
             self.end()
             for s, h in old_handlers.items():
                 signal.signal(s, h)
         rec = self.get_committed(root)
         solved = rec[0] == rec[1] or (limits.target == "first-wins" and decided(rec, 0))
-        return Outcome(rec, solved, self.expansions, time.monotonic() - start, interrupted=bool(stop))
-
-    def counters(self, base, start):
-        """The persistent counters (meta) as of now: earlier runs plus this one."""
-        self.checkpoints += 1
-        return {
-            "checkpoints": base["checkpoints"] + self.checkpoints,
-            "seconds": round(base["seconds"] + time.monotonic() - start, 3),
-            "expansions": base["expansions"] + self.expansions,
-        }
+        expansions = self.expansions - expansions_before
+        return Outcome(rec, solved, expansions, time.monotonic() - start, interrupted=bool(stop))
 
     def get_committed(self, key):
         with self.store.read() as txn:
