@@ -8,6 +8,7 @@ a stored child that is good enough), every move at the opponent's positions.
 """
 
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -249,3 +250,15 @@ def move_values(book, a, b):
             ca, cb = K.play(np.uint64(a), np.uint64(b), cell)
             out.append((cell, VALUE_NAMES[known_interval(book, int(ca), int(cb))]))
     return out
+
+
+def book_reply(book, a, b):
+    """The book's move at (a, b): its strategy move when it has one, else one of the moves it
+    knows best for the player to move (at random among equals, so that games vary)."""
+    move, _ = book.lookup(a, b)
+    if move is not None:
+        return move
+    options = [(cell, INTERVAL_OF[value]) for cell, value in move_values(book, a, b)]
+    pick = max if K.first_to_move(np.uint64(a), np.uint64(b)) else min
+    target = pick(interval for _, interval in options)
+    return random.choice([cell for cell, interval in options if interval == target])

@@ -2,7 +2,6 @@
 
 import json
 import os
-import random
 import resource
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pndb.games import (
     play_moves,
     render,
 )
-from pndb.book import BookError, ExportError, export_book, known_interval, move_values, read_book
+from pndb.book import BookError, ExportError, book_reply, export_book, known_interval, move_values, read_book
 from pndb.games import kernels as K
 from pndb.games.notation import outcome_text
 from pndb.inner import InnerSolver
@@ -396,16 +395,3 @@ def play(book, side, moves):
             click.echo(f"book plays {cell_name(g, cell)}")
         na, nb_ = K.play(np.uint64(a), np.uint64(b), cell)
         a, b = int(na), int(nb_)
-
-
-def book_reply(bk, a, b):
-    """The book's move: its strategy move when it has one, else the move it knows best."""
-    move, _ = bk.lookup(a, b)
-    if move is not None:
-        return move
-    first = K.first_to_move(np.uint64(a), np.uint64(b))
-    rank = {name: (lo, hi) for (lo, hi), name in VALUE_NAMES.items()}
-    options = move_values(bk, a, b)
-    best = max if first else min
-    target = best(rank[v] for _, v in options)
-    return random.choice([c for c, v in options if rank[v] == target])

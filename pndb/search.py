@@ -232,7 +232,7 @@ class DagSearch:
         return key
 
     def expand(self, key, q):
-        """Create the children of a leaf and link them; returns the keys of new ongoing children."""
+        """Create the children of a leaf, link them, evaluate the new ones, recompute the leaf."""
         keys, _, statuses = self.children(key)
         fresh = []
         for k, st in zip(keys, statuses):
@@ -251,7 +251,6 @@ class DagSearch:
         own = self.get(key)
         self.put(key, combine(first_moves(key), own, [self.get(k) for k in keys]))
         self.expansions += 1
-        return fresh
 
     def evaluate(self, keys, q, stop_on_proof=False, stop_on_disproof=False):
         """Search each leaf with the inner solver for question q; keep the proofs it finds."""
