@@ -48,13 +48,19 @@ def assert_user_error(result):
 # ---------------------------------------------------------------- help and listing
 
 
-@pytest.mark.parametrize("args", [["--help"], ["-h"], ["games", "--help"], ["show", "--help"]])
+COMMANDS = ["games", "show", "solve", "status", "check", "export", "verify", "play"]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"]] + [[c, "--help"] for c in COMMANDS])
 def test_help(args):
     result = run(*args)
     assert result.exit_code == 0
     assert "Usage:" in result.stdout
     if args == ["--help"] or args == ["-h"]:
-        assert "games" in result.stdout and "show" in result.stdout
+        assert all(c in result.stdout for c in COMMANDS)
+    else:
+        # the command's own text, not just the usage line
+        assert len([line for line in result.stdout.splitlines() if line.strip()]) >= 3
     if args[0] == "show":
         assert "--moves" in result.stdout and "GAME" in result.stdout
 
