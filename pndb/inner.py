@@ -24,7 +24,6 @@ EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 WINDOW = 8
 ENTRY_BYTES = 8 + 8 + 4 * 8 + 8
 EPS = 0.25
-THRESHOLD = (2, 1)  # q0: first-wins, q1: draw (outcomes second-wins 0 < draw 1 < first-wins 2)
 MAX_DEPTH = 65
 
 Table = namedtuple("Table", ["key_a", "key_b", "nums", "work"])  # nums: pn0 dn0 pn1 dn1
@@ -127,6 +126,7 @@ def numbers(tab, ka, kb, q):
 
 @nb.njit(cache=True, inline="always")
 def terminal_numbers(state, q):
+    """(pn, dn) of a decided status: q0 asks outcome >= first-wins (2), q1 outcome >= draw (1)."""
     outcome = K.OUTCOME[state]
     if outcome >= (2 if q == 0 else 1):
         return np.int64(0), INF
