@@ -223,12 +223,9 @@ class DagSearch:
         while rec[2] & EXPANDED:
             keys, _, _ = self.children(key)
             col = 4 + 2 * q if first_moves(key) else 5 + 2 * q
-            best = None
-            for k in keys:
-                r = self.get(k)
-                if best is None or r[col] < best_rec[col]:
-                    best, best_rec = k, r
-            key, rec = best, best_rec
+            recs = [self.get(k) for k in keys]
+            i = min(range(len(keys)), key=lambda j: recs[j][col])  # the first of equals: move order
+            key, rec = keys[i], recs[i]
         return key
 
     def expand(self, key, q):

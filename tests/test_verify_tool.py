@@ -368,7 +368,7 @@ def test_changed_move_that_loses_the_value(m433, tmp_path):
 
 
 def test_changed_move_that_is_illegal(ttt, tmp_path):
-    s, g = ttt, ttt.g
+    s = ttt
     key = next(k for k in sorted(s.recs) if k[0] | k[1])
     occupied = (key[0] | key[1]).bit_length() - 1
     recs = dict(s.recs)
