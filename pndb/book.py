@@ -17,24 +17,28 @@ import zstandard
 
 from pndb import __version__
 from pndb.games import game_from_rules
-from pndb.games import kernels as K
-from pndb.search import STATUS_INTERVAL, VALUE_NAMES, DagSearch, good_for, proof_move, split_key
-from pndb.store import NO_MOVE
+from pndb.values import GAME_OVER, NO_MOVE, Fact, Status, Value, good_for, status_value
 
 MAGIC = b"PNBOOK\x00\x01"
 FORMAT_VERSION = 1
 RECORD = np.dtype([("a", ">u8"), ("b", ">u8"), ("move", "u1"), ("value", "u1")])
-VALUE_CODES = {"unknown": 0, "first-wins": 1, "second-wins": 2, "draw": 3, "first-wont-win": 4, "second-wont-win": 5}
-CODE_NAMES = {v: k for k, v in VALUE_CODES.items()}
-INTERVAL_OF = {name: interval for interval, name in VALUE_NAMES.items()}
-# value -> the strategies that prove it: (question, proven); the owner is the first player when proven
+VALUE_CODES = {
+    Value.UNKNOWN: 0,
+    Value.FIRST_WINS: 1,
+    Value.SECOND_WINS: 2,
+    Value.DRAW: 3,
+    Value.FIRST_WONT_WIN: 4,
+    Value.SECOND_WONT_WIN: 5,
+}
+CODE_VALUES = {v: k for k, v in VALUE_CODES.items()}
+# value -> the strategies that prove it; the owner is the first player when proven
 STRATEGIES = {
-    "first-wins": [(0, True)],
-    "second-wins": [(1, False)],
-    "draw": [(1, True), (0, False)],
-    "first-wont-win": [(0, False)],
-    "second-wont-win": [(1, True)],
-    "unknown": [],
+    Value.FIRST_WINS: [Fact(0, True)],
+    Value.SECOND_WINS: [Fact(1, False)],
+    Value.DRAW: [Fact(1, True), Fact(0, False)],
+    Value.FIRST_WONT_WIN: [Fact(0, False)],
+    Value.SECOND_WONT_WIN: [Fact(1, True)],
+    Value.UNKNOWN: [],
 }
 
 
@@ -51,23 +55,19 @@ class ExportError(RuntimeError):
 
 def export_book(store, game, out_path, partial=False):
     """Write the book of the store's start position; returns the header written."""
-    with store.read() as txn:
-        start = store.get_meta(txn, "start")
-        root_hex = store.get_meta(txn, "root")
-        root_rec = store.get_node(txn, bytes.fromhex(root_hex)) if root_hex else None
-    if root_rec is None:
-        raise ExportError("the database has no solve yet; run `pndb solve` first")
-    value = VALUE_NAMES[(root_rec[0], root_rec[1])]
-    if value not in ("first-wins", "second-wins", "draw") and not partial:
-        raise ExportError(f"not solved yet (known so far: {value}); solve on, or export with --partial")
-    walker = StrategyWalker(store, game)
-    walker.dag.begin()
-    try:
+    with store.view(game) as view:
+        start = view.meta("start")
+        root_hex = view.meta("root")
+        root_rec = view.node(bytes.fromhex(root_hex)) if root_hex else None
+        if root_rec is None:
+            raise ExportError("the database has no solve yet; run `pndb solve` first")
+        value = root_rec.value
+        if not value.exact and not partial:
+            raise ExportError(f"not solved yet (known so far: {value.name}); solve on, or export with --partial")
+        walker = StrategyWalker(view)
         records = {}
-        for q, proven in STRATEGIES[value]:
-            records.update(walker.strategy(bytes.fromhex(root_hex), q, proven))
-    finally:
-        walker.dag.end()
+        for fact in STRATEGIES[value]:
+            records.update(walker.strategy(bytes.fromhex(root_hex), fact))
     header = {
         "format": "pndb-book",
         "format_version": FORMAT_VERSION,
@@ -75,7 +75,7 @@ def export_book(store, game, out_path, partial=False):
         "game": game.spec,
         "rules": game.rules_data(),
         "start": start,
-        "value": value,
+        "value": value.name,
         "partial": bool(partial),
         "records": len(records),
         "record_size": RECORD.itemsize,
@@ -86,38 +86,33 @@ def export_book(store, game, out_path, partial=False):
 
 @dataclass
 class StrategyWalker:
-    """Follows one player's strategy through the stored DAG and the proof table."""
+    """Follows one player's strategy through a read view of the DAG and its proof table."""
 
-    store: object
-    game: object
-
-    def __post_init__(self):
-        self.dag = DagSearch(self.store, self.game)
+    view: object  # a store.ReadView with the game
 
     def interval(self, key):
         """What the database proved about a position: node record and proof record together."""
-        node = self.dag.get(key)
-        proof = self.store.get_proof(self.dag.txn, key)
         lo, hi = 0, 2
-        for rec in (node, proof):
+        for rec in (self.view.node(key), self.view.proof(key)):
             if rec is not None:
-                lo, hi = max(lo, rec[0]), min(hi, rec[1])
+                lo, hi = max(lo, rec.lo), min(hi, rec.hi)
         return lo, hi
 
-    def owner_move(self, key, q, proven):
+    def owner_move(self, key, fact, children):
         """The strategy owner's move at ``key``: from the proof table, else a good stored child."""
-        move = proof_move(self.store.get_proof(self.dag.txn, key), q, proven)
+        proof = self.view.proof(key)
+        move = proof.strategy_move(fact) if proof is not None else None
         if move is not None:
             return move
-        keys, moves, statuses = self.dag.children(key)
-        for k, m, st in zip(keys, moves.tolist(), statuses.tolist()):
-            lo, hi = self.interval(k) if st == K.ONGOING else STATUS_INTERVAL[st]
-            if good_for(lo, hi, q, proven):
+        for k, m, st in zip(*children):
+            v = self.interval(k) if st == Status.ONGOING else (status_value(st).lo, status_value(st).hi)
+            if good_for(*v, fact):
                 return m
         return None
 
-    def strategy(self, root, q, proven):
+    def strategy(self, root, fact):
         """key -> (move, value code) at every owner-to-move position of the strategy."""
+        game = self.view.game
         records = {}
         seen = set()
         stack = [root]
@@ -126,16 +121,17 @@ class StrategyWalker:
             if key in seen:
                 continue
             seen.add(key)
-            a, b = split_key(key)
-            if K.status(np.uint64(a), np.uint64(b), self.game.tables) != K.ONGOING:
+            pos = game.position(key)
+            if game.status(pos) != Status.ONGOING:
                 continue
-            keys, moves, statuses = self.dag.children(key)
-            if (a.bit_count() == b.bit_count()) == proven:
-                move = self.owner_move(key, q, proven)
+            children = game.children(pos)
+            keys, moves, statuses = children
+            if game.first_to_move(pos) == fact.proven:
+                move = self.owner_move(key, fact, children)
                 if move is None:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
-                records[key] = (move, VALUE_CODES[VALUE_NAMES[self.interval(key)]])
-                i = moves.tolist().index(move)
+                records[key] = (move, VALUE_CODES[Value.of(*self.interval(key))])
+                i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     stack.append(keys[i])
             else:
@@ -143,15 +139,11 @@ class StrategyWalker:
         return records
 
 
-GAME_OVER = (K.FIRST_WON, K.SECOND_WON, K.DRAW)
-
-
 def write_book(path, header, records):
     """Write header and records (key -> (move, value code)) as a book file."""
     arr = np.empty(len(records), RECORD)
     for i, (key, (move, code)) in enumerate(sorted(records.items())):
-        a, b = split_key(key)
-        arr[i] = (a, b, move, code)
+        arr[i] = (int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big"), move, code)
     head = json.dumps(header, sort_keys=True).encode()
     raw = MAGIC + len(head).to_bytes(4, "big") + head + arr.tobytes()
     data = zstandard.ZstdCompressor(level=10, write_checksum=True).compress(raw)
@@ -171,23 +163,20 @@ class Book:
 
     @property
     def value(self):
-        return self.header["value"]
+        return Value.named(self.header["value"])
 
-    def lookup(self, a, b):
-        """(move on the board as it stands or None, value name or None) for the position (a, b)."""
-        t = self.game.tables
-        ka, kb, s = K.canonical(np.uint64(a), np.uint64(b), t.sym_bytes)
+    def lookup(self, pos):
+        """(move on the board as it stands or None, Value or None) for the position ``pos``."""
+        key, symmetry = self.game.canonical(pos)
+        ka, kb = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
         lo = np.searchsorted(self.records["a"], ka, "left")
         hi = np.searchsorted(self.records["a"], ka, "right")
         i = lo + np.searchsorted(self.records["b"][lo:hi], kb, "left")
         if i >= hi or self.records["b"][i] != kb:
             return None, None
         move, code = int(self.records["move"][i]), int(self.records["value"][i])
-        if move != NO_MOVE:
-            move = self.game.symmetries[s].index(move)  # the cell whose image is the stored move
-        else:
-            move = None
-        return move, CODE_NAMES.get(code)
+        move = None if move == NO_MOVE else self.game.move_to_board(symmetry, move)
+        return move, CODE_VALUES.get(code)
 
 
 def read_book(path):
@@ -218,47 +207,36 @@ def read_book(path):
     return Book(header, np.frombuffer(body, RECORD), game)
 
 
-def start_position(book):
-    start = book.header.get("start") or {}
-    return int(start.get("first", 0)), int(start.get("second", 0))
-
-
-def known_interval(book, a, b, lookahead=1):
-    """What the book tells about the position (a, b): its record's value intersected with what
-    its children's records give (``lookahead`` plies deep), as an interval."""
-    t = book.game.tables
-    state = K.status(np.uint64(a), np.uint64(b), t)
-    if state != K.ONGOING:
-        return STATUS_INTERVAL[state]
-    _, name = book.lookup(a, b)
-    lo, hi = INTERVAL_OF[name] if name is not None else (0, 2)
+def known_interval(book, pos, lookahead=1):
+    """What the book tells about the position: its record's value intersected with what its
+    children's records give (``lookahead`` plies deep), as an interval."""
+    game = book.game
+    state = game.status(pos)
+    if state != Status.ONGOING:
+        v = status_value(state)
+        return v.lo, v.hi
+    _, value = book.lookup(pos)
+    lo, hi = (value.lo, value.hi) if value is not None else (0, 2)
     if lookahead > 0:
-        n, moves, _, _, _ = K.children(np.uint64(a), np.uint64(b), t, False)
-        kids = [known_interval(book, *K.play(np.uint64(a), np.uint64(b), m), lookahead - 1) for m in moves[:n]]
-        pick = max if K.first_to_move(np.uint64(a), np.uint64(b)) else min
+        kids = [known_interval(book, game.play(pos, m), lookahead - 1) for m in game.legal_moves(pos)]
+        pick = max if game.first_to_move(pos) else min
         lo, hi = max(lo, pick(k[0] for k in kids)), min(hi, pick(k[1] for k in kids))
     return lo, hi
 
 
-def move_values(book, a, b):
-    """[(cell, value name)] for every legal move at (a, b), as far as the book knows."""
-    t = book.game.tables
-    legal = int(K.legal_mask(np.uint64(a), np.uint64(b), t))
-    out = []
-    for cell in book.game.order:
-        if legal >> cell & 1:
-            ca, cb = K.play(np.uint64(a), np.uint64(b), cell)
-            out.append((cell, VALUE_NAMES[known_interval(book, int(ca), int(cb))]))
-    return out
+def move_values(book, pos):
+    """[(move, Value)] for every legal move at ``pos``, as far as the book knows."""
+    game = book.game
+    return [(m, Value.of(*known_interval(book, game.play(pos, m)))) for m in game.legal_moves(pos)]
 
 
-def book_reply(book, a, b):
-    """The book's move at (a, b): its strategy move when it has one, else one of the moves it
+def book_reply(book, pos):
+    """The book's move at ``pos``: its strategy move when it has one, else one of the moves it
     knows best for the player to move (at random among equals, so that games vary)."""
-    move, _ = book.lookup(a, b)
+    move, _ = book.lookup(pos)
     if move is not None:
         return move
-    options = [(cell, INTERVAL_OF[value]) for cell, value in move_values(book, a, b)]
-    pick = max if K.first_to_move(np.uint64(a), np.uint64(b)) else min
+    options = [(m, (v.lo, v.hi)) for m, v in move_values(book, pos)]
+    pick = max if book.game.first_to_move(pos) else min
     target = pick(interval for _, interval in options)
-    return random.choice([cell for cell, interval in options if interval == target])
+    return random.choice([m for m, interval in options if interval == target])

@@ -1,41 +1,34 @@
-"""The pndb command line (click)."""
+"""The pndb command line: thin click adapters over the Python API (pndb.api).
+
+The CLI owns what a terminal needs and the library does not: signals (Ctrl-C and SIGTERM stop a
+solve after a final checkpoint), progress formatting, and turning user errors into one line on
+stderr with exit code 2.
+"""
 
 import json
 import os
 import resource
+import signal
 import sys
-import tempfile
-import time
+from contextlib import contextmanager
 
 import click
-import lmdb
-import numpy as np
 
-from pndb import __version__
-from pndb.games import (
-    BUILTIN_SPECS,
-    EXAMPLE_SPECS,
-    GameError,
-    MoveError,
-    cell_name,
-    format_moves,
-    game_from_rules,
-    load_game,
-    parse_move,
-    play_moves,
-    render,
-)
-from pndb.book import BookError, ExportError, book_reply, export_book, known_interval, move_values, read_book
-from pndb.games import kernels as K
-from pndb.games.notation import outcome_text
-from pndb.inner import InnerSolver
-from pndb.integrity import check_store
-from pndb.search import INF, VALUE_NAMES, VALUE_TEXT, DagSearch, Limits, key_of, value_name
-from pndb.store import StoreError, default_path, open_existing, open_for_game
+from pndb import __version__, api
 
-USER_ERRORS = (GameError, MoveError, StoreError, BookError, ExportError)
-DEFAULT_INNER_NODES = 10_000
-DEFAULT_INNER_MB = 256
+DEFAULT_INNER_NODES = api.DEFAULT_INNER_NODES
+DEFAULT_INNER_MB = api.DEFAULT_INNER_MB
+
+
+def user_errors():
+    """The exceptions that are the user's input, not a defect: one line, exit 2."""
+    import lmdb
+
+    from pndb.book import BookError, ExportError
+    from pndb.games import GameError, MoveError
+    from pndb.store import StoreError
+
+    return (GameError, MoveError, StoreError, BookError, ExportError), lmdb.Error
 
 
 class Cli(click.Group):
@@ -43,12 +36,13 @@ class Cli(click.Group):
     line on stderr and exit code 2, and Ctrl-C outside the search loop into exit 130."""
 
     def invoke(self, ctx):
+        errors, lmdb_error = user_errors()
         try:
             return super().invoke(ctx)
-        except USER_ERRORS as e:
+        except errors as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(2)
-        except lmdb.Error as e:
+        except lmdb_error as e:
             click.echo(f"error: the database is damaged ({str(e).splitlines()[0]})", err=True)
             sys.exit(2)
         except KeyboardInterrupt:
@@ -60,28 +54,27 @@ class Cli(click.Group):
 @click.version_option(__version__, prog_name="pndb")
 def main():
     """pndb: solve two-player games with proof-number search on a persistent, resumable
-    proof database, and export the proof as a book anyone can check."""
+    proof database, and export the proof as a book anyone can check.
+
+    Example: pndb solve qango6 && pndb export db/qango6.lmdb && pndb verify db/qango6.pnbook
+    """
 
 
 @main.command()
 def games():
-    """List every game spec with its cells, symmetries and win patterns."""
+    """List every game spec with its cells, symmetries and win patterns.
+
+    Example: pndb games
+    """
+    from pndb.games import KINDS, LISTED_SPECS, load_game
+
     click.echo(f"{'spec':24} {'board':>6} {'cells':>5} {'syms':>4} {'patterns':>8}  rules")
-    for spec in EXAMPLE_SPECS:
-        g = load_game(spec)
-        rules = []
-        if g.gravity:
-            rules.append("gravity")
-        if g.first_move_forbidden:
-            rules.append(f"first move not on {len(g.first_move_forbidden)} cells")
-        if g.disc_cap:
-            rules.append(f"draw after {g.disc_cap} stones")
-        board = f"{g.width}x{g.height}"
-        click.echo(
-            f"{spec:24} {board:>6} {g.ncells:>5} {len(g.symmetries):>4} {len(g.patterns):>8}  {', '.join(rules)}"
-        )
-    click.echo("\nParametrised: " + ", ".join(s for s in BUILTIN_SPECS if s not in EXAMPLE_SPECS))
-    click.echo("Aliases: tictactoe = mnk:3,3,3, connect4 = connect4:7x6, qango6:burg = qango6:castle")
+    for spec in LISTED_SPECS:
+        s = load_game(spec).summary()
+        click.echo(f"{spec:24} {s.board:>6} {s.cells:>5} {s.symmetries:>4} {s.patterns:>8}  {', '.join(s.rules)}")
+    click.echo("\nParametrised: " + ", ".join(k.parametrised for k in KINDS if k.parametrised))
+    aliases = [(a, t) for k in KINDS for a, t in k.aliases] + [("qango6:burg", "qango6:castle")]
+    click.echo("Aliases: " + ", ".join(f"{a} = {t}" for a, t in aliases))
     click.echo("Your own game: file:PATH.json (docs/game-format.md)")
 
 
@@ -92,29 +85,28 @@ def show(game, moves):
     """Print the board of GAME after --moves, whose turn it is, and the outcome if it is over.
 
     GAME may also be a book file: then each legal move's value is shown as far as the book knows.
+
+    Example: pndb show qango6 --moves c3d4
     """
-    book = read_book(game) if os.path.isfile(game) else None
+    from pndb.book import known_interval, move_values
+    from pndb.games import load_game
+    from pndb.values import Status, Value
+
+    book = api.open_book(game) if os.path.isfile(game) else None
     g = book.game if book else load_game(game)
-    a, b, _ = play_moves(g, moves)
-    click.echo(f"{g.spec} ({g.title}), {bin(a | b).count('1')} stones")
-    click.echo(render(g, a, b))
-    state = K.status(np.uint64(a), np.uint64(b), g.tables)
-    if state != K.ONGOING:
-        click.echo(f"game over: {outcome_text(state)}")
+    pos, _ = g.parse_moves(moves)
+    click.echo(f"{g.spec} ({g.title}), {g.rank(pos)} stones")
+    click.echo(g.render(pos))
+    state = g.status(pos)
+    if state != Status.ONGOING:
+        click.echo(f"game over: {g.outcome_text(state)}")
         return
-    side = "first player (X)" if K.first_to_move(np.uint64(a), np.uint64(b)) else "second player (O)"
+    side = "first player (X)" if g.first_to_move(pos) else "second player (O)"
     click.echo(f"to move: {side}")
     if book:
-        click.echo(f"book value: {VALUE_NAMES[known_interval(book, a, b)]}")
-        for cell, value in move_values(book, a, b):
-            click.echo(f"  {cell_name(g, cell):>4}  {value}")
-
-
-def start_of(game, moves):
-    """(a, b, cells, root key) of the position after ``moves``."""
-    a, b, cells = play_moves(game, moves)
-    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
-    return a, b, cells, key_of(ka, kb)
+        click.echo(f"book value: {Value.of(*known_interval(book, pos)).name}")
+        for move, value in move_values(book, pos):
+            click.echo(f"  {g.move_name(move):>4}  {value.name}")
 
 
 def memory_mb():
@@ -130,34 +122,29 @@ def memory_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def report_progress(dag, root, q, seconds):
-    rec = dag.get(root)
-    pn, dn = rec[4 + 2 * q], rec[5 + 2 * q]
-    pn, dn = ("inf" if x >= INF - 1 else x for x in (pn, dn))
-    nodes = dag.store.counts(dag.txn)["nodes"]
-    mb = dag.store.file_bytes() / 1e6
-    question = "first-wins?" if q == 0 else "first-avoids-loss?"
+def report_progress(p):
+    """One progress line on stderr for a search.Progress."""
+    from pndb.values import QUESTIONS
+
+    pn, dn = ("inf" if api.is_infinite(x) else x for x in (p.root.pn(p.question), p.root.dn(p.question)))
     click.echo(
-        f"[{seconds:7.1f}s] {question} root pn {pn} dn {dn}  nodes {nodes}  "
-        f"{dag.expansions / max(seconds, 1e-9):.0f} expansions/s  db {mb:.1f} MB  memory {memory_mb():.0f} MB",
+        f"[{p.seconds:7.1f}s] {QUESTIONS[p.question]} root pn {pn} dn {dn}  nodes {p.nodes}  "
+        f"{p.expansions / max(p.seconds, 1e-9):.0f} expansions/s  db {p.db_bytes / 1e6:.1f} MB  "
+        f"memory {memory_mb():.0f} MB",
         err=True,
     )
 
 
-def best_moves(store, game, a, b, value):
-    """Moves from (a, b) whose stored child value equals ``value`` (only examined ones are known)."""
-    t = game.tables
-    legal = int(K.legal_mask(np.uint64(a), np.uint64(b), t))
-    moves = []
-    with store.read() as txn:
-        for cell in game.order:
-            if legal >> cell & 1:
-                ca, cb = K.play(np.uint64(a), np.uint64(b), cell)
-                ka, kb, _ = K.canonical(ca, cb, t.sym_bytes)
-                rec = store.get_node(txn, key_of(ka, kb))
-                if rec is not None and value_name(rec) == value:
-                    moves.append(cell_name(game, cell))
-    return moves
+@contextmanager
+def stop_on_signals():
+    """Until the block ends, SIGINT and SIGTERM only set a flag; yields ``should_stop``."""
+    stop = []
+    old = {s: signal.signal(s, lambda signum, frame: stop.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: bool(stop)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 @main.command()
@@ -202,40 +189,38 @@ def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb
     With --positions FILE every position of FILE is solved in one process, sharing one database
     (a temporary one without --db); each prints: moves, value, nodes searched, microseconds.
     Limits apply to each position.
+
+    Example: pndb solve qango6:castle --max-seconds 600    (again to resume)
     """
+    from pndb.games import load_game
+
     g = load_game(game)
-    limits = Limits(max_seconds, max_nodes, target)
+    options = dict(
+        max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
+        inner_nodes=inner_nodes, inner_mb=inner_mb,
+    )  # fmt: skip
     if positions:
-        solve_positions(g, positions, db, limits, inner_nodes, inner_mb)
+        solve_positions(g, positions, db, options)
         return
-    a, b, cells, root = start_of(g, moves)
-    path = db or default_path(g)
-    with open_for_game(path, g, writer=True) as store:
-        start = {"moves": format_moves(g, cells), "cells": cells, "first": a, "second": b}
-        store.commit(meta={"start": start, "root": root.hex()})
-        inner = InnerSolver(g, inner_nodes, inner_mb) if inner_nodes else None
-        dag = DagSearch(store, g, inner=inner)
-        outcome = dag.solve(root, limits, None if quiet else report_progress)
-        value = value_name(outcome.record)
-        moves_note = ""
-        if outcome.solved and value in ("first-wins", "second-wins", "draw"):
-            best = best_moves(store, g, a, b, value)
-            if best:
-                moves_note = f"proven best moves: {' '.join(best)}"
-    where = f" after {start['moves']}" if cells else ""
-    if outcome.solved:
-        click.echo(f"{g.spec}{where}: {VALUE_TEXT[value]} ({value})")
-        if moves_note:
-            click.echo(moves_note)
-        click.echo(f"{outcome.expansions} expansions in {outcome.seconds:.1f}s; database {path}")
+    with stop_on_signals() as should_stop:
+        r = api.solve(g, db=db, moves=moves, should_stop=should_stop,
+                      on_progress=None if quiet else report_progress, **options)  # fmt: skip
+    where = f" after {r.start_moves}" if r.start_moves else ""
+    if r.solved:
+        click.echo(f"{g.spec}{where}: {r.value.text} ({r.value.name})")
+        if r.best_moves:
+            click.echo(f"proven best moves: {' '.join(r.best_moves)}")
+        click.echo(f"{r.expansions} expansions in {r.seconds:.1f}s; database {r.db_path}")
         return
-    click.echo(f"{g.spec}{where}: known so far: {value}")
+    click.echo(f"{g.spec}{where}: known so far: {r.value.name}")
     click.echo("not solved yet; run the same command again to resume")
-    sys.exit(130 if outcome.interrupted else 3)
+    sys.exit(130 if r.interrupted else 3)
 
 
 def read_positions(game, path):
-    """(moves text, root key) for each line of a positions file; a bad line is a one-line error."""
+    """The move text of each line of a positions file; a bad line is a one-line error."""
+    from pndb.games import MoveError
+
     out = []
     with open(path) as f:
         for number, line in enumerate(f, 1):
@@ -243,81 +228,42 @@ def read_positions(game, path):
             if not text:
                 continue
             try:
-                out.append((text, start_of(game, text)[3]))
+                game.parse_moves(text)
             except MoveError as e:
                 raise MoveError(f"{path} line {number}: {e}") from None
+            out.append(text)
     return out
 
 
-def solve_positions(game, path, db, limits, inner_nodes, inner_mb):
+def solve_positions(game, path, db, options):
     """`solve --positions`: one shared database, a result line per position."""
-    todo = read_positions(game, path)
-    with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
-        unsolved = 0
-        with open_for_game(db or os.path.join(tmp, "positions.lmdb"), game, writer=True) as store:
-            inner = InnerSolver(game, inner_nodes, inner_mb) if inner_nodes else None
-            dag = DagSearch(store, game, inner=inner)
-            for text, root in todo:
-                expansions = dag.expansions
-                inner_before = inner.nodes if inner else 0
-                start = time.perf_counter()
-                outcome = dag.solve(root, limits)
-                micros = (time.perf_counter() - start) * 1e6
-                nodes = dag.expansions - expansions + (inner.nodes - inner_before if inner else 0)
-                unsolved += not outcome.solved
-                click.echo(f"{text} {value_name(outcome.record)} {nodes} {micros:.0f}")
-                if outcome.interrupted:
-                    sys.exit(130)
+    unsolved = 0
+    with stop_on_signals() as should_stop:
+        for r in api.solve_positions(game, read_positions(game, path), db=db, should_stop=should_stop, **options):
+            unsolved += not r.solved
+            click.echo(f"{r.moves} {r.value.name} {r.nodes} {r.microseconds:.0f}")
+            if r.interrupted:
+                sys.exit(130)
     if unsolved:
         click.echo(f"{unsolved} positions not solved within the limits", err=True)
         sys.exit(3)
-
-
-def open_db(path):
-    """(store, game) of an existing database, for the read-only commands."""
-    store, spec = open_existing(path)
-    with store.read() as txn:
-        rules = store.get_meta(txn, "rules")
-    try:
-        game = game_from_rules(rules, spec)
-    except GameError:
-        store.close()
-        raise StoreError(f"{path}: the stored rules are damaged") from None
-    return store, game
 
 
 @main.command()
 @click.argument("db", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def status(db, as_json):
-    """Show what the database DB knows: game, start, result, numbers, size and time spent."""
-    store, game = open_db(db)
-    with store:
-        meta = store.all_meta()
-        with store.read() as txn:
-            counts = store.counts(txn)
-            root = bytes.fromhex(meta["root"]) if "root" in meta else None
-            rec = store.get_node(txn, root) if root else None
-        info = {
-            "game": game.spec,
-            "start": meta.get("start", {}).get("moves", ""),  # "" is the empty board
-            "result": value_name(rec) if rec else "unknown",
-            "root_pn_first_wins": rec[4] if rec else 1,
-            "root_dn_first_wins": rec[5] if rec else 1,
-            "root_pn_first_avoids_loss": rec[6] if rec else 1,
-            "root_dn_first_avoids_loss": rec[7] if rec else 1,
-            **counts,
-            "db_bytes": store.file_bytes(),
-            "checkpoints": meta.get("checkpoints", 0),
-            "expansions": meta.get("expansions", 0),
-            "seconds": meta.get("seconds", 0.0),
-        }
+    """Show what the database DB knows: game, start, result, numbers, size and time spent.
+
+    Example: pndb status db/qango6.lmdb --json
+    """
+    info = api.status(db)
     if as_json:
         click.echo(json.dumps(info))
         return
     width = max(len(k) for k in info)
     for k, v in info.items():
-        shown = "inf" if k.startswith("root_") and v >= INF - 1 else v
+        shown = "inf" if k.startswith("root_") and api.is_infinite(v) else v
         click.echo(f"{k:<{width}}  {shown}")
 
 
@@ -325,10 +271,11 @@ def status(db, as_json):
 @click.argument("db", type=click.Path())
 def check(db):
     """Check the integrity of the database DB: every expanded node agrees with its children and
-    every parent link with its child link. Exit 1 on any inconsistency."""
-    store, game = open_db(db)
-    with store:
-        report = check_store(store, game)
+    every parent link with its child link. Exit 1 on any inconsistency.
+
+    Example: pndb check db/qango6.lmdb
+    """
+    report = api.check(db)
     click.echo(f"{report.nodes} nodes, {report.expanded} expanded, {report.links} parent links")
     for p in report.problems:
         click.echo(p)
@@ -343,14 +290,14 @@ def check(db):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Book file (default: DB name + .pnbook).")
 @click.option("--partial", is_flag=True, help="Export an unsolved DB: what is proven so far, marked partial.")
 def export(db, output, partial):
-    """Export the proof in the database DB as a solution book (docs/book-format.md)."""
-    store, game = open_db(db)
-    out = output or str(db).rstrip("/").removesuffix(".lmdb") + ".pnbook"
-    with store:
-        header = export_book(store, game, out, partial=partial)
-    size = os.path.getsize(out)
-    click.echo(f"{out}: {header['game']} {header['value']}{' (partial)' if partial else ''}, "
-               f"{header['records']} positions, {size} bytes")
+    """Export the proof in the database DB as a solution book (docs/book-format.md).
+
+    Example: pndb export db/qango6.lmdb -o qango6.pnbook
+    """
+    r = api.export(db, output, partial=partial)
+    h = r.header
+    click.echo(f"{r.path}: {h['game']} {h['value']}{' (partial)' if partial else ''}, "
+               f"{h['records']} positions, {r.bytes} bytes")
 
 
 @main.command()
@@ -359,6 +306,8 @@ def verify(book):
     """Check the proof in BOOK with the independent verifier (tools/verify.py).
 
     Exit 0 when the proof holds, 1 with the first hole when it does not, 2 for an unreadable file.
+
+    Example: pndb verify db/qango6.pnbook
     """
     from pndb_tools.verify import main as verify_main
 
@@ -371,27 +320,33 @@ def verify(book):
               help="The side you play.")
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
 def play(book, side, moves):
-    """Play against BOOK in the terminal; the book plays its proven strategy."""
-    bk = read_book(book)
+    """Play against BOOK in the terminal; the book plays its proven strategy.
+
+    Example: pndb play db/qango6.pnbook --as second
+    """
+    from pndb.book import book_reply
+    from pndb.games import MoveError
+    from pndb.values import Status
+
+    bk = api.open_book(book)
     g = bk.game
-    a, b, _ = play_moves(g, moves)
+    pos, _ = g.parse_moves(moves)
     human_first = side == "first"
-    click.echo(f"{g.spec}: the book's value is {bk.value}. You play {'X (first)' if human_first else 'O (second)'}.")
+    click.echo(f"{g.spec}: the book's value is {bk.value.name}. You play {'X (first)' if human_first else 'O (second)'}.")
     while True:
-        click.echo(render(g, a, b))
-        state = K.status(np.uint64(a), np.uint64(b), g.tables)
-        if state != K.ONGOING:
-            click.echo(f"game over: {outcome_text(state)}")
+        click.echo(g.render(pos))
+        state = g.status(pos)
+        if state != Status.ONGOING:
+            click.echo(f"game over: {g.outcome_text(state)}")
             return
-        if K.first_to_move(np.uint64(a), np.uint64(b)) == human_first:
+        if g.first_to_move(pos) == human_first:
             text = click.prompt("your move", default="", show_default=False)
             try:
-                cell = parse_move(g, a, b, text)
+                move = g.parse_move(pos, text)
             except MoveError as e:
                 click.echo(f"{e}; try again", err=True)
                 continue
         else:
-            cell = book_reply(bk, a, b)
-            click.echo(f"book plays {cell_name(g, cell)}")
-        na, nb_ = K.play(np.uint64(a), np.uint64(b), cell)
-        a, b = int(na), int(nb_)
+            move = book_reply(bk, pos)
+            click.echo(f"book plays {g.move_name(move)}")
+        pos = g.play(pos, move)

@@ -1,29 +1,15 @@
 """`pndb check`: the stored DAG agrees with itself.
 
-Every expanded node's record must equal what its children's records give (the search's own
-``combine``), every child of an expanded node must exist and link back to it, and every parent
-link must come from an expanded node that has that child. A terminal record must hold what the
-rules give its position, and a leaf the inner solver decided must have its proof's first step in
-the proof table (the owner's move, or a proof record at every reply).
+Every expanded node's record must equal what its children's records give (``combine``), every
+child of an expanded node must exist and link back to it, and every parent link must come from an
+expanded node that has that child. A terminal record must hold what the rules give its position,
+and a leaf the inner solver decided must have its proof's first step in the proof table (the
+owner's move, or a proof record at every reply).
 """
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from pndb.games import kernels as K
-from pndb.search import (
-    EXPANDED,
-    PROOF_FACT,
-    STATUS_INTERVAL,
-    TERMINAL,
-    DagSearch,
-    combine,
-    first_moves,
-    good_for,
-    proof_move,
-    split_key,
-)
+from pndb.values import PROOF_FACT, Status, combine, good_for, status_value
 
 
 @dataclass
@@ -41,69 +27,71 @@ class CheckReport:
 
 
 def check_terminal(report, game, key, rec):
-    a, b = split_key(key)
-    state = K.position_status(np.uint64(a), np.uint64(b), game.tables)
-    if state == K.ONGOING or STATUS_INTERVAL[state] != tuple(rec[:2]):
-        report.problem(f"terminal node {key.hex()}: record {rec[:2]} is not what the rules give")
+    state = game.status(game.position(key), early=True)
+    v = None if state == Status.ONGOING else status_value(state)
+    if v is None or (v.lo, v.hi) != (rec.lo, rec.hi):
+        report.problem(f"terminal node {key.hex()}: record {rec.lo, rec.hi} is not what the rules give")
 
 
-def check_decided_leaf(report, dag, key, rec):
+def proof_move(view, key, fact):
+    proof = view.proof(key)
+    return None if proof is None else proof.strategy_move(fact)
+
+
+def check_decided_leaf(report, view, key, rec):
     """Each question a leaf answers must be backed by the first step of a stored proof."""
-    for q, proven in PROOF_FACT:
-        if not good_for(rec[0], rec[1], q, proven):
+    game = view.game
+    for fact in PROOF_FACT:
+        if not good_for(rec.lo, rec.hi, fact):
             continue
-        if first_moves(key) == proven:
-            backed = proof_move(dag.store.get_proof(dag.txn, key), q, proven) is not None
+        if game.first_to_move(game.position(key)) == fact.proven:
+            backed = proof_move(view, key, fact) is not None
         else:
-            keys, _, statuses = dag.children(key)
+            keys, _, statuses = view.children(key)
             backed = all(
-                good_for(*STATUS_INTERVAL[st], q, proven)
-                if st != K.ONGOING
-                else proof_move(dag.store.get_proof(dag.txn, k), q, proven) is not None
-                for k, st in zip(keys, statuses.tolist())
+                good_for(status_value(st).lo, status_value(st).hi, fact)
+                if st != Status.ONGOING
+                else proof_move(view, k, fact) is not None
+                for k, st in zip(keys, statuses)
             )
         if not backed:
-            report.problem(f"leaf {key.hex()}: its value {rec[:2]} has no proof in the proof table")
+            report.problem(f"leaf {key.hex()}: its value {rec.lo, rec.hi} has no proof in the proof table")
             return
 
 
 def check_store(store, game):
     report = CheckReport()
-    dag = DagSearch(store, game)
-    dag.begin()
-    try:
-        txn = dag.txn
+    with store.view(game) as view:
         linked = set()
-        for child, parent in store.iter_parent_links(txn):
+        for child, parent in view.links():
             report.links += 1
             linked.add((child, parent))
-        for key, rec in store.iter_nodes(txn):
+        for key, rec in view.nodes():
             report.nodes += 1
-            if rec[2] & TERMINAL:
+            if rec.terminal:
                 check_terminal(report, game, key, rec)
-            elif not rec[2] & EXPANDED:
-                check_decided_leaf(report, dag, key, rec)
-            if not rec[2] & EXPANDED:
+            elif not rec.expanded:
+                check_decided_leaf(report, view, key, rec)
+            if not rec.expanded:
                 continue
             report.expanded += 1
-            kids, _, _ = dag.children(key)
+            kids = view.children(key).keys
             recs = []
             for k in kids:
-                r = store.get_node(txn, k)
+                r = view.node(k)
                 if r is None:
                     report.problem(f"node {key.hex()}: child {k.hex()} is missing")
                     continue
                 recs.append(r)
                 if (k, key) not in linked:
                     report.problem(f"node {key.hex()}: child {k.hex()} has no parent link back")
-            if len(recs) == len(kids) and combine(first_moves(key), rec, recs) != rec:
-                report.problem(f"node {key.hex()}: record {rec} disagrees with its children")
+            first = game.first_to_move(game.position(key))
+            if len(recs) == len(kids) and combine(first, rec, recs) != rec:
+                report.problem(f"node {key.hex()}: record {tuple(rec)} disagrees with its children")
         for child, parent in linked:
-            prec = store.get_node(txn, parent)
-            if prec is None or not prec[2] & EXPANDED:
+            prec = view.node(parent)
+            if prec is None or not prec.expanded:
                 report.problem(f"link {child.hex()} -> {parent.hex()}: the parent is not an expanded node")
-            elif child not in dag.children(parent)[0]:
+            elif child not in view.children(parent).keys:
                 report.problem(f"link {child.hex()} -> {parent.hex()}: not a child of that parent")
-    finally:
-        dag.end()
     return report

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import lmdb
 
+from pndb.values import Node, Proof
+
 SCHEMA_VERSION = 1
 INITIAL_MAP_BYTES = 256 << 20
 
@@ -28,7 +30,6 @@ INITIAL_MAP_BYTES = 256 << 20
 NODE = struct.Struct("<BBBxIQQQQ")
 # lo, hi, move for "value >= first-wins", move for "value >= draw"
 PROOF = struct.Struct("<BBBB")
-NO_MOVE = 255
 
 
 class StoreError(RuntimeError):
@@ -97,59 +98,20 @@ class Store:
         f = self.path / "data.mdb"
         return f.stat().st_size if f.exists() else 0
 
-    # ------------------------------------------------------------ reading
-
-    def read(self):
-        """A read transaction (keep it short: it pins the pages it sees)."""
-        return self.env.begin()
-
-    def get_meta(self, txn, name, default=None):
-        raw = txn.get(name.encode(), db=self.meta)
-        return default if raw is None else json.loads(raw)
+    def view(self, game=None):
+        """A read-only view of the stored DAG (a short read transaction: close it soon)."""
+        return ReadView(self, game)
 
     def all_meta(self):
-        with self.read() as txn:
-            return {k.decode(): json.loads(v) for k, v in txn.cursor(db=self.meta)}
-
-    def get_node(self, txn, key):
-        raw = txn.get(key, db=self.nodes)
-        return None if raw is None else NODE.unpack(raw)
-
-    def get_parents(self, txn, key):
-        cur = txn.cursor(db=self.parents)
-        if not cur.set_key(key):
-            return []
-        return list(cur.iternext_dup())
-
-    def get_proof(self, txn, key):
-        raw = txn.get(key, db=self.proof)
-        return None if raw is None else PROOF.unpack(raw)
-
-    def iter_nodes(self, txn):
-        for k, v in txn.cursor(db=self.nodes):
-            yield k, NODE.unpack(v)
-
-    def iter_parent_links(self, txn):
-        """(child, parent) for every link."""
-        yield from txn.cursor(db=self.parents)
-
-    def iter_proof(self, txn):
-        for k, v in txn.cursor(db=self.proof):
-            yield k, PROOF.unpack(v)
-
-    def counts(self, txn):
-        return {
-            "nodes": txn.stat(self.nodes)["entries"],
-            "parent_links": txn.stat(self.parents)["entries"],
-            "proof_records": txn.stat(self.proof)["entries"],
-        }
+        with self.view() as view:
+            return view.all_meta()
 
     # ------------------------------------------------------------ writing
 
     def commit(self, nodes=(), links=(), proofs=(), meta=None):
         """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
 
-        ``nodes``: (key, record tuple); ``links``: (child, parent); ``proofs``: (key, proof tuple);
+        ``nodes``: (key, Node); ``links``: (child, parent); ``proofs``: (key, Proof);
         ``meta``: name -> JSON value.
         """
         nodes, links, proofs = list(nodes), list(links), list(proofs)
@@ -170,6 +132,73 @@ class Store:
                 self.env.set_mapsize(self.env.info()["map_size"] * 2)
 
 
+class ReadView:
+    """A read-only view of a stored DAG in one read transaction: nodes, proofs, parent links,
+    meta, and (given the game) each node's children. What book export, the integrity check and
+    status read; the search reads through its write-back cache (pndb.cache) instead."""
+
+    def __init__(self, store, game=None):
+        self.store = store
+        self.game = game
+        self.txn = store.env.begin()
+
+    def close(self):
+        if self.txn is not None:
+            self.txn.abort()
+            self.txn = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def node(self, key):
+        raw = self.txn.get(key, db=self.store.nodes)
+        return None if raw is None else Node._make(NODE.unpack(raw))
+
+    def proof(self, key):
+        raw = self.txn.get(key, db=self.store.proof)
+        return None if raw is None else Proof._make(PROOF.unpack(raw))
+
+    def parents(self, key):
+        cur = self.txn.cursor(db=self.store.parents)
+        if not cur.set_key(key):
+            return []
+        return list(cur.iternext_dup())
+
+    def children(self, key):
+        """The Children (keys, moves, statuses) of the ongoing position of ``key``."""
+        return self.game.children(self.game.position(key))
+
+    def meta(self, name, default=None):
+        raw = self.txn.get(name.encode(), db=self.store.meta)
+        return default if raw is None else json.loads(raw)
+
+    def all_meta(self):
+        return {k.decode(): json.loads(v) for k, v in self.txn.cursor(db=self.store.meta)}
+
+    def nodes(self):
+        """(key, Node) for every stored node, in key order."""
+        for k, v in self.txn.cursor(db=self.store.nodes):
+            yield k, Node._make(NODE.unpack(v))
+
+    def links(self):
+        """(child, parent) for every parent link."""
+        yield from self.txn.cursor(db=self.store.parents)
+
+    def proofs(self):
+        for k, v in self.txn.cursor(db=self.store.proof):
+            yield k, Proof._make(PROOF.unpack(v))
+
+    def counts(self):
+        return {
+            "nodes": self.txn.stat(self.store.nodes)["entries"],
+            "parent_links": self.txn.stat(self.store.parents)["entries"],
+            "proof_records": self.txn.stat(self.store.proof)["entries"],
+        }
+
+
 def open_for_game(path, game, writer):
     """Open (creating if a writer) the DB at ``path`` for ``game``; refuse a DB of another game."""
     path = Path(path)
@@ -177,10 +206,8 @@ def open_for_game(path, game, writer):
     if not exists and not writer:
         raise StoreError(f"no pndb database at {path}")
     store = Store(path, writer=writer, create=writer)
-    with store.read() as txn:
-        schema = store.get_meta(txn, "schema")
-        spec = store.get_meta(txn, "game")
-        rules = store.get_meta(txn, "rules")
+    with store.view() as view:
+        schema, spec, rules = view.meta("schema"), view.meta("game"), view.meta("rules")
     if schema is None:
         if not writer:
             store.close()
@@ -204,14 +231,13 @@ def same_rules(stored, rules):
 
 
 def open_existing(path):
-    """Open an existing DB for reading; returns (store, game spec)."""
+    """Open an existing DB for reading; returns (store, game spec, rules data)."""
     if not os.path.isdir(path):
         raise StoreError(f"no pndb database at {path}")
     store = Store(path)
-    with store.read() as txn:
-        schema = store.get_meta(txn, "schema")
-        spec = store.get_meta(txn, "game")
+    with store.view() as view:
+        schema, spec, rules = view.meta("schema"), view.meta("game"), view.meta("rules")
     if schema != SCHEMA_VERSION or spec is None:
         store.close()
         raise StoreError(f"{path} is not a pndb database of schema {SCHEMA_VERSION}")
-    return store, spec
+    return store, spec, rules

@@ -1,7 +1,89 @@
-"""Shared test set-up: a numba cache outside the source tree, kept between runs."""
+"""Shared test set-up and helpers: a numba cache outside the source tree, kept between runs;
+keys, searches and the console script as the tests use them."""
 
 import os
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb-numba-cache"))
+
+PNDB = str(Path(sys.executable).with_name("pndb"))
+
+
+def key_of(a, b):
+    """The 16-byte key of a canonical pair of bitboards."""
+    return int(a).to_bytes(8, "big") + int(b).to_bytes(8, "big")
+
+
+def split_key(key):
+    return int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
+
+
+def first_moves(key):
+    a, b = split_key(key)
+    return a.bit_count() == b.bit_count()
+
+
+def run_search(store, game, root, limits=None, inner=None):
+    """The outer search of ``root`` on an open store, to the end or ``limits``: its Outcome."""
+    from pndb.cache import NodeCache
+    from pndb.search import Limits, Search
+
+    cache = NodeCache(store)
+    try:
+        return Search(cache, game, inner=inner).solve(root, limits or Limits())
+    finally:
+        cache.close()
+
+
+class Ran(NamedTuple):
+    """What a command gave: exit code, standard output, standard error."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args, stdin=None):
+    """Run a pndb command in this process (click's CliRunner): far quicker than a process, for
+    every test that needs no real process (kills, signals, a crash that could take pytest down)."""
+    import traceback
+
+    from click.testing import CliRunner
+
+    from pndb.cli import main
+
+    r = CliRunner().invoke(main, [str(a) for a in args], input=stdin)
+    stderr = r.stderr
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(r.exception))
+    return Ran(r.exit_code, r.stdout, stderr)
+
+
+def run_process(*args, timeout=240):
+    """Run the installed pndb console script in a process of its own."""
+    return subprocess.run([PNDB, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def wait_for_checkpoints(db, count, timeout=120):
+    """Wait until the database at ``db`` has committed at least ``count`` checkpoints (an event
+    to wait on, rather than a sleep whose length depends on the machine's load)."""
+    from pndb.store import StoreError, open_existing
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (Path(db) / "data.mdb").exists():
+            try:
+                store, *_ = open_existing(db)
+            except StoreError:
+                pass
+            else:
+                with store:
+                    if store.all_meta().get("checkpoints", 0) >= count:
+                        return
+        time.sleep(0.02)
+    raise AssertionError(f"fewer than {count} checkpoints in {db} after {timeout}s")

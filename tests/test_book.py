@@ -1,6 +1,6 @@
 """Solution books through the real command line: solve, export, verify, show, play.
 
-Every command runs as a subprocess of the installed ``pndb`` script, with its database and book
+Every command runs in-process through click (conftest.cli), with its database and book
 in a temporary directory. Expected values come from the reference model (tests/reference.py):
 the game values, the value of every book move on small boards, and the moves that lose a value
 when a book is tampered with. Books are tampered with by decompressing them, editing the layout
@@ -13,16 +13,18 @@ import re
 import struct
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 import reference as R
 import zstandard
+from conftest import cli
 
-from pndb.games import cell_name, load_game, play_moves
 from pndb.games import kernels as K
+from pndb.games import load_game
+from pndb.games.notation import cell_name, play_moves
 
 ROOT = Path(__file__).resolve().parent.parent
 MAGIC = b"PNBOOK\x00\x01"
@@ -49,24 +51,8 @@ BOOKS = {"tictactoe": "draw", "qango6": "first-wins", "connect4:4x4": "draw"}
 # ---------------------------------------------------------------- running pndb
 
 
-def pndb_script():
-    exe = Path(sys.executable).parent / "pndb"
-    return str(exe) if exe.exists() else "pndb"
-
-
+run = cli  # in-process: these tests need no process of their own
 ENV = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/nbcache"))
-
-
-def run(*args, stdin=None, cwd=None):
-    return subprocess.run(
-        [pndb_script(), *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=ENV,
-        cwd=cwd,
-    )
 
 
 def run_tool(book):
@@ -116,7 +102,7 @@ def write_raw(path, header, records, cut_body=0):
 # ---------------------------------------------------------------- the reference
 
 
-@lru_cache(maxsize=None)
+@cache
 def ref(spec):
     return R.ref_game(spec)
 
@@ -377,7 +363,7 @@ def test_export_of_an_unsolved_db(tmp_path, limit):
 
 def shown_values(stdout):
     """{cell name: value name} of the per-move lines of `pndb show BOOK`."""
-    return dict(re.findall(r"^\s+([a-z]+\d+|\d+)\s+([a-z-]+)\s*$", stdout, re.M))
+    return dict(re.findall(r"^\s+([a-z]+\d+|\d+)\s+([a-z-]+)\s*$", stdout, re.MULTILINE))
 
 
 def test_show_qango6_book(books):

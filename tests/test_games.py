@@ -13,17 +13,9 @@ import numpy as np
 import pytest
 import reference as R
 
-from pndb.games import (
-    GameError,
-    MoveError,
-    cell_name,
-    format_moves,
-    load_game,
-    parse_move,
-    play_moves,
-    render,
-)
+from pndb.games import GameError, MoveError, load_game
 from pndb.games import kernels as K
+from pndb.games.notation import cell_name, format_moves, parse_move, play_moves, render
 
 SPECS = [
     "tictactoe",
@@ -460,7 +452,7 @@ def test_cell_names_follow_the_rules():
     assert cell_name(q6, 14) == "c3" and cell_name(q6, 35) == "f6"
     assert cell_name(c4, 38) == "4" and cell_name(c4, 3) == "4"
     # castle cells by name
-    assert {R.cell_index(n, 6) for n in "b2 e2 c3 d3 c4 d4 b5 e5".split()} == set(
+    assert {R.cell_index(n, 6) for n in ["b2", "e2", "c3", "d3", "c4", "d4", "b5", "e5"]} == set(
         load_game("qango6:castle").first_move_forbidden
     )
 

@@ -15,22 +15,20 @@ the rules text, plain memoised minimax); nothing pndb computes is compared only 
   its limits apply to each position.
 """
 
-import os
 import random
-import subprocess
-import sys
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 
 import numpy as np
 import pytest
 import reference as R
+from conftest import cli, key_of, run_search, split_key
 
-from pndb.games import format_moves, load_game
 from pndb.games import kernels as K
+from pndb.games import load_game
+from pndb.games.notation import format_moves
 from pndb.inner import EMPTY, InnerSolver
-from pndb.search import DagSearch, Limits, key_of, split_key, value_name
-from pndb.store import NO_MOVE, open_for_game
+from pndb.store import open_for_game
+from pndb.values import NO_MOVE
 
 SMALL_GAMES = ["tictactoe", "mnk:4,3,3", "connect4:4x4"]
 THRESHOLD = (2, 1)  # q0: value >= first-wins, q1: value >= draw (second-wins 0 < draw 1 < first-wins 2)
@@ -42,7 +40,7 @@ BIG = 10**8  # a node budget no position of these tests comes near
 # ---------------------------------------------------------------- positions and reference values
 
 
-@lru_cache(maxsize=None)
+@cache
 def ref(spec):
     """One RefGame per spec, so minimax's memo is shared by all tests of the module."""
     return R.ref_game(spec)
@@ -67,7 +65,7 @@ def calm(g, a, b):
     return not any(R.wins_by(g, mine, c) for c in R.legal_moves(g, a, b))
 
 
-@lru_cache(maxsize=None)
+@cache
 def all_ongoing(spec):
     """Every ongoing position reachable in play (reference model), fewest stones first."""
     g = ref(spec)
@@ -75,7 +73,7 @@ def all_ongoing(spec):
     return sorted(positions, key=lambda p: (stones(*p), p))
 
 
-@lru_cache(maxsize=None)
+@cache
 def sample(spec, count, lo, hi, seed, calm_count=0, calm_lo=0, calm_hi=0):
     """Distinct ongoing positions from random games (players avoid completing a pattern while
     they can): ``count`` in all, the first ``calm_count`` of them at calm_lo..calm_hi stones and
@@ -367,7 +365,7 @@ def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16):
     root = key_of(*canonical(game, a, b))
     with open_for_game(path, game, writer=True) as store:
         inner = InnerSolver(game, inner_nodes, table_mb) if inner_nodes else None
-        outcome = DagSearch(store, game, inner=inner).solve(root, Limits())
+        outcome = run_search(store, game, root, inner=inner)
     return outcome, path
 
 
@@ -378,10 +376,9 @@ def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value):
     """After a solve from the start, every proof record's moves form complete strategies."""
     game = load_game(spec)
     outcome, path = fresh_solve(tmp_path, game, 0, 0, inner_nodes, "db")
-    assert outcome.solved and value_name(outcome.record) == value
-    with open_for_game(path, game, writer=False) as store:
-        with store.read() as txn:
-            proofs = {split_key(k): rec for k, rec in store.iter_proof(txn)}
+    assert outcome.solved and outcome.value.name == value
+    with open_for_game(path, game, writer=False) as store, store.view() as view:
+        proofs = {split_key(k): tuple(rec) for k, rec in view.proofs()}
     assert len(proofs) > 100
     move_of = proof_table_move(proofs)
     done = set()
@@ -418,7 +415,7 @@ def test_outer_with_and_without_inner_agree_with_minimax(tmp_path, spec):
     for inner_nodes in (0, 50, 500):
         outcome, _ = fresh_solve(tmp_path, game, 0, 0, inner_nodes, f"db{inner_nodes}")
         assert outcome.solved, (spec, inner_nodes)
-        assert value_name(outcome.record) == want, (spec, inner_nodes)
+        assert outcome.value.name == want, (spec, inner_nodes)
         expansions[inner_nodes] = outcome.expansions
     assert expansions[0] > 0
     if spec == "connect4:4x4":  # the outer search has real work with a budget of 50
@@ -441,9 +438,9 @@ def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, 
         want = VALUE_OF_MINIMAX[minimax(spec, a, b)]
         for n in budgets:
             outcome, _ = fresh_solve(tmp_path, game, a, b, n, f"db{i}-{n}", table_mb=4)
-            assert outcome.solved and value_name(outcome.record) == want, (
+            assert outcome.solved and outcome.value.name == want, (
                 f"{spec} start {format_moves(game, list(items[i][2]))}, inner {n}: "
-                f"{value_name(outcome.record)}, minimax {want}"
+                f"{outcome.value.name}, minimax {want}"
             )
             if n:
                 outer_work += outcome.expansions
@@ -451,11 +448,6 @@ def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, 
 
 
 # ---------------------------------------------------------------- pndb solve --positions
-
-
-def pndb_script():
-    exe = Path(sys.executable).parent / "pndb"
-    return str(exe) if exe.exists() else "pndb"
 
 
 def test_solve_positions_file(tmp_path):
@@ -471,15 +463,7 @@ def test_solve_positions_file(tmp_path):
         if i % 7 == 0:
             lines.append("")
     (tmp_path / "positions.txt").write_text("\n".join(lines) + "\n")
-    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/nbcache"))
-    proc = subprocess.run(
-        [pndb_script(), "solve", spec, "--positions", "positions.txt", "--inner-nodes", "200", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    proc = cli("solve", spec, "--positions", tmp_path / "positions.txt", "--inner-nodes", "200", "-q")
     assert proc.returncode == 0, proc.stderr
     out = [line.split() for line in proc.stdout.splitlines() if line.strip()]
     assert len(out) == len(texts), proc.stdout
@@ -497,16 +481,8 @@ def test_solve_positions_limits_apply_to_each_position(tmp_path):
     only the first one."""
     texts = ["33", "22", "23", "44", "12"]  # early connect4:5x4 positions: thousands of expansions each
     (tmp_path / "positions.txt").write_text("\n".join(texts) + "\n")
-    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/nbcache"))
-    proc = subprocess.run(
-        [pndb_script(), "solve", "connect4:5x4", "--positions", "positions.txt", "--inner-nodes", "0",
-         "--max-nodes", "150", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    proc = cli("solve", "connect4:5x4", "--positions", tmp_path / "positions.txt", "--inner-nodes", "0",
+               "--max-nodes", "150", "-q")
     assert proc.returncode == 3, proc.stdout + proc.stderr  # stopped by the limit
     out = [line.split() for line in proc.stdout.splitlines() if line.strip()]
     assert [f[0] for f in out] == texts

@@ -16,34 +16,22 @@ import shutil
 import signal
 import struct
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import lmdb
 import numpy as np
 import pytest
-
 import reference as R
-from pndb import cli
-from pndb.games import load_game
-from pndb.games import kernels as K
-from pndb.integrity import check_store
-from pndb.search import (
-    EXPANDED,
-    TERMINAL,
-    DagSearch,
-    Limits,
-    combine,
-    first_moves,
-    key_of,
-    leaf_record,
-    split_key,
-    value_name,
-)
-from pndb.store import NODE, open_existing, open_for_game
+from conftest import PNDB, first_moves, key_of, run_process, run_search, split_key, wait_for_checkpoints
+from conftest import cli as in_process
 
-PNDB = str(Path(sys.executable).with_name("pndb"))
+from pndb import cli
+from pndb.games import kernels as K
+from pndb.games import load_game
+from pndb.integrity import check_store
+from pndb.store import NODE, open_for_game
+from pndb.values import EXPANDED, TERMINAL, Node, combine
+
 REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
 S, D, F = 0, 1, 2  # the outcome order of the stored intervals
 REF_OUTCOME = {R.FIRST_WON: (F, F), R.SECOND_WON: (S, S), R.DRAW: (D, D)}
@@ -52,6 +40,8 @@ REF_OUTCOME = {R.FIRST_WON: (F, F), R.SECOND_WON: (S, S), R.DRAW: (D, D)}
 OUTER_ONLY = ["--inner-nodes", "0"] if any(p.name == "inner_nodes" for p in cli.solve.params) else []
 # A solve of several seconds with the outer search alone (about 7 s here; 8780 expansions).
 CRASH_GAME = ["connect4:5x4", "--moves", "333"]
+# A solve that cannot end within any test (the outer search alone on a game it cannot solve).
+ENDLESS_GAME = ["qango7", "--inner-nodes", "0"]
 CRASH_CELLS = [2, 2, 2]  # the same moves as 0-based columns, for the reference
 
 
@@ -78,8 +68,7 @@ def root_key(game, a, b):
     return key_of(ka, kb)
 
 
-def run(*args, timeout=240):
-    return subprocess.run([PNDB, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+run = in_process  # commands run in-process unless a test needs a process of their own
 
 
 def status_json(db):
@@ -111,7 +100,7 @@ def stored_nodes(db_path):
     try:
         nodes = env.open_db(b"nodes", create=False)
         with env.begin() as txn:
-            return {bytes(k): NODE.unpack(v) for k, v in txn.cursor(db=nodes)}
+            return {bytes(k): Node._make(NODE.unpack(v)) for k, v in txn.cursor(db=nodes)}
     finally:
         env.close()
 
@@ -135,8 +124,7 @@ def inner_solver(game, budget):
 
 
 def api_solve(store, game, a, b, inner=None):
-    dag = DagSearch(store, game) if inner is None else DagSearch(store, game, inner=inner)
-    return dag.solve(root_key(game, a, b), Limits())
+    return run_search(store, game, root_key(game, a, b), inner=inner)
 
 
 # ------------------------------------------------------------------ values against the reference
@@ -151,7 +139,7 @@ def test_small_games_match_minimax(tmp_path, spec, inner_budget):
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         out = api_solve(store, game, 0, 0, inner)
         assert out.solved
-        assert value_name(out.record) == REF_NAME[R.minimax(ref(spec), 0, 0)]
+        assert out.value.name == REF_NAME[R.minimax(ref(spec), 0, 0)]
         report = check_store(store, game)
         assert report.problems == []
         assert report.expanded > 0 or inner is not None
@@ -225,8 +213,8 @@ def test_random_positions_match_minimax(tmp_path, spec, empties, seed):
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         for (a, b), want in zip(positions, expected):
             out = api_solve(store, game, a, b)
-            if not out.solved or value_name(out.record) != want:
-                wrong.append((hex(a), hex(b), value_name(out.record), want))
+            if not out.solved or out.value.name != want:
+                wrong.append((hex(a), hex(b), out.value.name, want))
         assert check_store(store, game).problems == []
     assert wrong == [], f"{len(wrong)} of {len(positions)} differ, e.g. {wrong[:5]}"
 
@@ -247,8 +235,8 @@ def test_random_positions_with_inner_solver(tmp_path, spec, empties, seed, count
         for a, b in positions:
             out = api_solve(store, game, a, b, inner)
             want = REF_NAME[R.minimax(ref(spec), a, b)]
-            if not out.solved or value_name(out.record) != want:
-                wrong.append((hex(a), hex(b), value_name(out.record), want))
+            if not out.solved or out.value.name != want:
+                wrong.append((hex(a), hex(b), out.value.name, want))
         assert check_store(store, game).problems == []
     assert wrong == [], f"{len(wrong)} of {len(positions)} differ, e.g. {wrong[:5]}"
 
@@ -318,23 +306,6 @@ def crash_value(tmp_path_factory):
     return info
 
 
-def wait_for_checkpoint(db, timeout=60):
-    """Wait until a running solve has committed at least one checkpoint of its search."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if (db / "data.mdb").exists():
-            try:
-                store, _ = open_existing(db)
-            except Exception:
-                pass
-            else:
-                with store:
-                    if store.all_meta().get("checkpoints", 0) >= 1:
-                        return
-        time.sleep(0.05)
-    raise AssertionError(f"no checkpoint in {db} after {timeout}s")
-
-
 def test_sigkill_at_random_moments_then_resume(tmp_path, crash_value):
     db = tmp_path / "db"
     cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--quiet", *OUTER_ONLY]
@@ -346,8 +317,15 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, crash_value):
     rng.seed(seed)
     kills, progress, last = 0, [], status_json(db)["expansions"]
     for _ in range(40):
+        checkpoints = status_json(db)["checkpoints"]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, 2.6))
+        # each kill lands after a checkpoint of this run, at a random moment of the next second
+        # (a checkpoint comes about every second), whatever the machine's speed or load
+        try:
+            wait_for_checkpoints(db, checkpoints + 1)
+        except AssertionError:
+            assert proc.poll() is not None
+        time.sleep(rng.uniform(0.0, 1.0))
         if proc.poll() is not None:
             break  # it finished before the kill
         proc.kill()
@@ -361,7 +339,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, crash_value):
         last = info["expansions"]
         if kills >= 6:
             break
-    assert kills >= 5, f"only {kills} kills landed (seed {seed})"
+    assert kills >= 2, f"only {kills} kills landed (seed {seed})"
     assert sum(progress) > 0, f"no kill landed after a checkpoint of the search (seed {seed})"
     p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -403,8 +381,8 @@ def test_interrupt_stops_cleanly_and_resumes(tmp_path, crash_value, sig):
     cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), *OUTER_ONLY]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for_checkpoint(db)
-        time.sleep(random.uniform(0.0, 1.0))
+        wait_for_checkpoints(db, 1)
+        time.sleep(random.uniform(0.0, 0.3))
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     finally:
@@ -443,15 +421,15 @@ def test_db_of_another_game_is_refused(tmp_path):
 
 def test_second_concurrent_solve_is_refused(tmp_path):
     db = tmp_path / "db"
-    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--quiet", *OUTER_ONLY]
+    cmd = [PNDB, "solve", *ENDLESS_GAME, "--db", str(db), "--quiet"]
     first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for_checkpoint(db)
-        p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
-        assert first.poll() is None, "the first solve ended too soon for this test"
+        wait_for_checkpoints(db, 1)
+        p = run("solve", *ENDLESS_GAME, "--db", db, "--quiet")
+        assert first.poll() is None, "the first solve cannot end by itself"
         assert_user_error(p, "another")
         # readers may read while a solve writes
-        assert status_json(db)["game"] == "connect4:5x4"
+        assert status_json(db)["game"] == "qango7"
     finally:
         first.kill()
         first.wait()
@@ -583,11 +561,11 @@ def test_status_and_check_refuse_what_is_no_database(tmp_path, command, solved_d
     garbage = tmp_path / "garbage"
     garbage.mkdir()
     (garbage / "data.mdb").write_bytes(random.Random(1).randbytes(64 * 1024))
-    assert_user_error(run(command, garbage))
+    assert_user_error(run_process(command, garbage))
     tiny = tmp_path / "tiny"
     shutil.copytree(solved_db, tiny)
     os.truncate(tiny / "data.mdb", 100)
-    assert_user_error(run(command, tiny))
+    assert_user_error(run_process(command, tiny))
 
 
 @pytest.mark.parametrize("command", ["status", "check", "solve"])
@@ -601,7 +579,7 @@ def test_truncated_database_is_an_error_not_a_crash(tmp_path, command, solved_db
     args = [command, solved_db]
     if command == "solve":
         args = ["solve", "tictactoe", "--db", solved_db, "--quiet"]
-    p = run(*args)
+    p = run_process(*args)  # a crash here must not take the test run down
     assert p.returncode != -signal.SIGBUS, f"pndb {command} died of SIGBUS on a truncated data.mdb"
     assert_user_error(p)
 
@@ -611,7 +589,7 @@ def test_corrupt_page_is_an_error_not_a_traceback(tmp_path, command, solved_db):
     """A damaged page of the nodes table: lmdb raises CorruptedError (an lmdb.Error) when it is
     read; status and check must say so in one line (exit 2), not crash with a traceback."""
     scribble_nodes_page(solved_db)
-    p = run(command, solved_db)
+    p = run_process(command, solved_db)
     assert p.returncode != 0
     assert_user_error(p)
 
@@ -680,7 +658,7 @@ def test_check_finds_wrong_proof_number(tmp_path):
 def test_check_finds_deleted_parent_link(solved_db):
     key, _ = expanded_non_root(solved_db)
     game = load_game("tictactoe")
-    child = DagSearch(None, game).children(key)[0][0]
+    child = game.children(game.position(key)).keys[0]
     tamper(solved_db, lambda txn, dbs: txn.delete(child, key, db=dbs["parents"]) or None)
     out = expect_inconsistent(solved_db)
     assert child.hex() in out and key.hex() in out
@@ -690,7 +668,7 @@ def test_check_finds_spurious_parent_link(solved_db):
     key, _ = expanded_non_root(solved_db)
     nodes = stored_nodes(solved_db)
     game = load_game("tictactoe")
-    kids = set(DagSearch(None, game).children(key)[0])
+    kids = set(game.children(game.position(key)).keys)
     stranger = next(k for k in nodes if k not in kids and k != key)
     tamper(solved_db, lambda txn, dbs: txn.put(stranger, key, db=dbs["parents"], dupdata=True))
     expect_inconsistent(solved_db)
@@ -699,7 +677,7 @@ def test_check_finds_spurious_parent_link(solved_db):
 def test_check_finds_missing_child(solved_db):
     key, _ = expanded_non_root(solved_db)
     game = load_game("tictactoe")
-    child = DagSearch(None, game).children(key)[0][-1]
+    child = game.children(game.position(key)).keys[-1]
     tamper(solved_db, lambda txn, dbs: txn.delete(child, db=dbs["nodes"]))
     assert child.hex() in expect_inconsistent(solved_db)
 
@@ -713,7 +691,7 @@ def test_check_finds_wrong_terminal_record(solved_db):
     game = load_game("tictactoe")
     g = ref("tictactoe")
     nodes = stored_nodes(solved_db)
-    kids_of = {k: DagSearch(None, game).children(k)[0] for k, rec in nodes.items() if rec[2] & EXPANDED}
+    kids_of = {k: game.children(game.position(k)).keys for k, rec in nodes.items() if rec[2] & EXPANDED}
     parents = {}
     for k, kids in kids_of.items():
         for c in kids:
@@ -731,7 +709,7 @@ def test_check_finds_wrong_terminal_record(solved_db):
             continue
         true = {+1: F, 0: D, -1: S}[R.minimax(g, *split_key(k))]
         for wrong in (S, D, F):
-            bad = leaf_record(wrong, wrong, flags=rec[2], work=rec[3])
+            bad = Node.leaf(wrong, wrong, flags=rec[2], work=rec[3])
             if wrong != true and harmless(k, bad):
                 choice = k, bad
                 break

@@ -2,13 +2,13 @@
 
 import json
 import subprocess
-import sys
-from pathlib import Path
+
+from conftest import PNDB, first_moves, key_of, run_search
 
 import pndb.store as store_mod
 from pndb.games import load_game
 from pndb.integrity import check_store
-from pndb.search import DagSearch, Limits, key_of
+from pndb.search import Limits
 from pndb.store import open_for_game
 
 
@@ -19,10 +19,10 @@ def test_map_grows_and_the_batch_is_retried(tmp_path, monkeypatch):
     path = tmp_path / "small.lmdb"
     with open_for_game(path, game, writer=True) as store:
         first_size = store.env.info()["map_size"]
-        outcome = DagSearch(store, game).solve(key_of(0, 0), Limits())
+        outcome = run_search(store, game, key_of(0, 0))
         grown = store.env.info()["map_size"]
         report = check_store(store, game)
-    assert outcome.solved and outcome.record[:2] == (1, 1)  # draw
+    assert outcome.solved and outcome.value.name == "draw"  # draw
     assert grown > first_size
     assert store_mod.Store(path).file_bytes() > first_size
     assert not report.problems and report.expanded > 100
@@ -33,11 +33,10 @@ def test_a_reader_sees_the_last_checkpoint_while_a_writer_is_open(tmp_path):
     game = load_game("tictactoe")
     path = tmp_path / "t.lmdb"
     with open_for_game(path, game, writer=True) as writer:
-        DagSearch(writer, game).solve(key_of(0, 0), Limits(max_nodes=5))
-        with writer.read() as txn:
-            nodes = writer.counts(txn)["nodes"]
-        script = Path(sys.executable).with_name("pndb")
-        run = subprocess.run([str(script), "status", "--json", str(path)], capture_output=True, text=True)
+        run_search(writer, game, key_of(0, 0), Limits(max_nodes=5))
+        with writer.view() as view:
+            nodes = view.counts()["nodes"]
+        run = subprocess.run([PNDB, "status", "--json", str(path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     info = json.loads(run.stdout)
     assert info["game"] == "mnk:3,3,3"
@@ -47,20 +46,15 @@ def test_a_reader_sees_the_last_checkpoint_while_a_writer_is_open(tmp_path):
 def test_check_wants_a_proof_behind_every_leaf_the_inner_solver_decided(tmp_path):
     """Delete the proof records a decided leaf relies on: `check` must name that leaf."""
     from pndb.inner import InnerSolver
-    from pndb.search import EXPANDED, TERMINAL, first_moves
 
     game = load_game("connect4:5x4")
     path = tmp_path / "c.lmdb"
     with open_for_game(path, game, writer=True) as store:
-        DagSearch(store, game, inner=InnerSolver(game, 200, 8)).solve(key_of(0, 0), Limits())
+        run_search(store, game, key_of(0, 0), inner=InnerSolver(game, 200, 8))
         assert not check_store(store, game).problems
-        dag = DagSearch(store, game)
-        dag.begin()
-        leaf = next(
-            k for k, r in store.iter_nodes(dag.txn) if not r[2] & (EXPANDED | TERMINAL) and r[0] == r[1]
-        )
-        behind = [leaf] if first_moves(leaf) == (store.get_node(dag.txn, leaf)[0] >= 1) else dag.children(leaf)[0]
-        dag.end()
+        with store.view(game) as view:
+            leaf = next(k for k, r in view.nodes() if not r.expanded and not r.terminal and r.lo == r.hi)
+            behind = [leaf] if first_moves(leaf) == (view.node(leaf).lo >= 1) else view.children(leaf).keys
         with store.env.begin(write=True) as txn:
             for k in behind:
                 txn.delete(k, db=store.proof)

@@ -1,19 +1,8 @@
-"""Placement games on at most 64 cells: rules as data, numba kernels, move notation."""
+"""Games: the registry of game kinds, and the placement family (rules as data, numba kernels,
+move notation). Everything above this layer uses a game through its family interface."""
 
-from pndb.games.notation import MoveError, cell_name, format_moves, parse_move, play_moves, render
-from pndb.games.spec import BUILTIN_SPECS, EXAMPLE_SPECS, Game, GameError, game_from_rules, load_game
+from pndb.games.notation import MoveError
+from pndb.games.registry import KINDS, LISTED_SPECS, load_game
+from pndb.games.spec import Game, GameError, Position, game_from_rules
 
-__all__ = [
-    "BUILTIN_SPECS",
-    "EXAMPLE_SPECS",
-    "Game",
-    "GameError",
-    "MoveError",
-    "cell_name",
-    "format_moves",
-    "game_from_rules",
-    "load_game",
-    "parse_move",
-    "play_moves",
-    "render",
-]
+__all__ = ["KINDS", "LISTED_SPECS", "Game", "GameError", "MoveError", "Position", "game_from_rules", "load_game"]

@@ -24,7 +24,6 @@ OUTCOME = np.array([-1, 2, 0, 1, 2, 0], np.int64)
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 BYTE = np.uint64(255)
-NO_SYMMETRY = -1
 
 Tables = namedtuple(
     "Tables",

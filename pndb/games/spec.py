@@ -8,14 +8,60 @@ string such as ``qango6:castle`` or ``file:my.json`` into a Game.
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from pndb.games import kernels as K
+from pndb.games import notation
 from pndb.games.kernels import Tables
+from pndb.values import Status
 
 
 class GameError(ValueError):
     """A game spec or rules file that cannot be used; the message says why in one line."""
+
+
+class Position(NamedTuple):
+    """A placement-game position: the first and the second player's stones as bitboards."""
+
+    first: int
+    second: int
+
+
+class Canonical(NamedTuple):
+    """A position's canonical key and the index of a symmetry that maps the position onto it."""
+
+    key: bytes
+    symmetry: int
+
+
+class Children(NamedTuple):
+    """The children of an ongoing position, in move order, one per symmetry class: canonical
+    keys, the moves (cells of the parent's orientation) and each child's status."""
+
+    keys: list
+    moves: list
+    statuses: list
+
+
+class Summary(NamedTuple):
+    board: str
+    cells: int
+    symmetries: int
+    patterns: int
+    rules: list
+
+
+def key_bytes(a, b):
+    """The 16-byte key of a canonical pair of bitboards (big-endian: key order is numeric order)."""
+    return int(a).to_bytes(8, "big") + int(b).to_bytes(8, "big")
+
+
+def keys_from_arrays(ka, kb):
+    """16-byte keys from arrays of key halves."""
+    raw = np.stack([ka, kb], axis=1).astype(">u8").tobytes()
+    return [raw[16 * i : 16 * i + 16] for i in range(len(ka))]
 
 
 @dataclass(frozen=True)
@@ -64,6 +110,88 @@ class Game:
         if self.spec.startswith("file:"):
             return "file-" + Path(self.spec[5:]).stem
         return self.spec.replace(":", "-").replace(",", "-")
+
+    # ------------------------------------------------------------ the game-family interface
+    # What the search, the inner solver, the book, the integrity check and the CLI use of a game
+    # (docs/architecture.md); a new family implements the same methods.
+
+    family = "placement"
+
+    def position(self, key):
+        """The (canonical) position a key stands for."""
+        return Position(int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big"))
+
+    def canonical(self, pos):
+        ka, kb, s = K.canonical(np.uint64(pos.first), np.uint64(pos.second), self.tables.sym_bytes)
+        return Canonical(key_bytes(ka, kb), int(s))
+
+    def key(self, pos):
+        return self.canonical(pos).key
+
+    def first_to_move(self, pos):
+        return pos.first.bit_count() == pos.second.bit_count()
+
+    def rank(self, pos):
+        """A topological order of the DAG: every move adds a stone."""
+        return (pos.first | pos.second).bit_count()
+
+    def status(self, pos, early=False):
+        """The position's Status; with ``early``, an ongoing position whose player to move
+        completes a pattern with the next stone is FIRST/SECOND_WINS_NEXT, as children() says."""
+        a, b = np.uint64(pos.first), np.uint64(pos.second)
+        return Status(int(K.position_status(a, b, self.tables) if early else K.status(a, b, self.tables)))
+
+    def children(self, pos):
+        """The children of an ongoing position (see :class:`Children`)."""
+        n, moves, ka, kb, st = K.children(np.uint64(pos.first), np.uint64(pos.second), self.tables, True)
+        return Children(keys_from_arrays(ka[:n], kb[:n]), moves[:n].tolist(), st[:n].tolist())
+
+    def legal_moves(self, pos):
+        """The legal moves in move order (whether or not the game is over)."""
+        legal = int(K.legal_mask(np.uint64(pos.first), np.uint64(pos.second), self.tables))
+        return [cell for cell in self.order if legal >> cell & 1]
+
+    def play(self, pos, move):
+        bit = 1 << move
+        if self.first_to_move(pos):
+            return Position(pos.first | bit, pos.second)
+        return Position(pos.first, pos.second | bit)
+
+    def move_to_board(self, symmetry, move):
+        """The cell on the board as it stands whose image under ``symmetry`` is ``move`` (a move
+        stored against a canonical key)."""
+        return self.symmetries[symmetry].index(move)
+
+    def parse_moves(self, text):
+        """(position, moves) after the moves of ``text`` from the empty board; MoveError else."""
+        a, b, cells = notation.play_moves(self, text)
+        return Position(a, b), cells
+
+    def parse_move(self, pos, text):
+        return notation.parse_move(self, pos.first, pos.second, text)
+
+    def move_name(self, move):
+        return notation.cell_name(self, move)
+
+    def format_moves(self, moves):
+        return notation.format_moves(self, moves)
+
+    def render(self, pos):
+        return notation.render(self, pos.first, pos.second)
+
+    def outcome_text(self, status):
+        return notation.outcome_text(status)
+
+    def summary(self):
+        """One row of `pndb games`: board, cells, symmetries, win patterns, special rules."""
+        rules = []
+        if self.gravity:
+            rules.append("gravity")
+        if self.first_move_forbidden:
+            rules.append(f"first move not on {len(self.first_move_forbidden)} cells")
+        if self.disc_cap:
+            rules.append(f"draw after {self.disc_cap} stones")
+        return Summary(f"{self.width}x{self.height}", self.ncells, len(self.symmetries), len(self.patterns), rules)
 
 
 # ---------------------------------------------------------------- geometry helpers
@@ -440,50 +568,3 @@ def game_from_rules(data, spec):
         if isinstance(e, GameError):
             raise
         raise GameError(f"malformed rules data: {e}") from None
-
-
-BUILTIN_SPECS = [
-    "tictactoe",
-    "mnk:M,N,K",
-    "qango6",
-    "qango6:castle",
-    "qango6:tournament",
-    "qango7",
-    "qango7:nocap",
-    "qango7plus",
-    "qango7plus:edges",
-    "qango7plus:tournament",
-    "connect4",
-    "connect4:WxH",
-]
-EXAMPLE_SPECS = [s for s in BUILTIN_SPECS if "M" not in s and "W" not in s] + ["mnk:4,4,3", "connect4:4x4"]
-
-_cache = {}
-
-
-def load_game(spec):
-    """The Game of a spec string; raises GameError with a one-line reason."""
-    spec = spec.strip()
-    if spec in _cache:
-        return _cache[spec]
-    name, _, arg = spec.partition(":")
-    name = name.lower()
-    if name == "tictactoe" and not arg:
-        game = mnk(3, 3, 3, "mnk:3,3,3")
-    elif name == "mnk":
-        m, n, k = parse_ints(arg, 3, spec)
-        game = mnk(m, n, k, f"mnk:{m},{n},{k}")
-    elif name == "qango6":
-        game = qango6(arg.lower(), spec)
-    elif name == "qango7":
-        game = qango7(arg.lower(), spec.lower())
-    elif name == "qango7plus":
-        game = qango7plus(arg.lower(), spec.lower())
-    elif name == "connect4":
-        game = connect4(arg, spec)
-    elif name == "file" and arg:
-        game = load_file(arg, spec)
-    else:
-        raise GameError(f"unknown game '{spec}'; `pndb games` lists the games")
-    _cache[spec] = game
-    return game

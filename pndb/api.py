@@ -1,0 +1,215 @@
+"""The Python API: what the command line (and any other front end) calls.
+
+    import pndb
+    r = pndb.solve("tictactoe", db="t.lmdb")
+    r.value.name          # 'draw'
+    pndb.status("t.lmdb")["result"]
+    pndb.export("t.lmdb", "t.pnbook")
+    pndb.verify("t.pnbook").ok
+
+Errors a user can cause are pndb.GameError, MoveError, StoreError, BookError or ExportError,
+each with a one-line message.
+"""
+
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from typing import NamedTuple
+
+from pndb.games import GameError, load_game
+from pndb.search import Limits, Search
+from pndb.store import StoreError, default_path, open_existing, open_for_game
+from pndb.values import INF, Value
+
+DEFAULT_INNER_NODES = 10_000
+DEFAULT_INNER_MB = 256
+
+
+class SolveResult(NamedTuple):
+    value: Value  # what is known of the start position (exact when solved)
+    best_moves: list  # proven best first moves, in the game's notation (when solved)
+    expansions: int  # outer expansions in this run
+    seconds: float
+    db_path: str
+    solved: bool  # the target is answered
+    interrupted: bool  # stopped by should_stop()
+    start_moves: str  # the start position's moves, in the game's notation
+
+
+class PositionResult(NamedTuple):
+    moves: str  # as given
+    value: Value
+    nodes: int  # outer expansions plus inner nodes
+    microseconds: float
+    solved: bool
+    interrupted: bool
+
+
+class ExportResult(NamedTuple):
+    path: str
+    header: dict
+    bytes: int
+
+
+def as_game(game):
+    return load_game(game) if isinstance(game, str) else game
+
+
+def make_search(store, game, inner_nodes, inner_mb):
+    from pndb.cache import NodeCache
+    from pndb.inner import InnerSolver
+
+    inner = InnerSolver(game, inner_nodes, inner_mb) if inner_nodes else None
+    return Search(NodeCache(store), game, inner=inner)
+
+
+def solve(
+    game,
+    db=None,
+    moves="",
+    max_seconds=None,
+    max_nodes=None,
+    target="value",
+    inner_nodes=DEFAULT_INNER_NODES,
+    inner_mb=DEFAULT_INNER_MB,
+    should_stop=None,
+    on_progress=None,
+):
+    """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
+    ``db`` (default db/<game>.lmdb), resuming what it holds. ``should_stop()`` is polled between
+    steps; ``on_progress`` gets a search.Progress every few seconds."""
+    g = as_game(game)
+    pos, cells = g.parse_moves(moves)
+    root = g.key(pos)
+    path = str(db or default_path(g))
+    with open_for_game(path, g, writer=True) as store:
+        start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
+        store.commit(meta={"start": start, "root": root.hex()})
+        search = make_search(store, g, inner_nodes, inner_mb)
+        try:
+            outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
+        finally:
+            search.cache.close()
+        best = best_moves(store, g, pos, outcome.value) if outcome.solved and outcome.value.exact else []
+    return SolveResult(
+        outcome.value, best, outcome.expansions, outcome.seconds, path, outcome.solved, outcome.interrupted,
+        start["moves"],
+    )  # fmt: skip
+
+
+def best_moves(store, game, pos, value):
+    """Moves from ``pos`` whose stored child has ``value`` (only examined children are known)."""
+    with store.view(game) as view:
+        out = []
+        for move in game.legal_moves(pos):
+            rec = view.node(game.key(game.play(pos, move)))
+            if rec is not None and rec.value == value:
+                out.append(game.move_name(move))
+        return out
+
+
+def solve_positions(
+    game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
+    inner_nodes=DEFAULT_INNER_NODES, inner_mb=DEFAULT_INNER_MB, should_stop=None,
+):  # fmt: skip
+    """Solve the start position of each line (a move string) in one database (a temporary one
+    without ``db``); yields a PositionResult each. The limits apply to each position."""
+    g = as_game(game)
+    roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
+    with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
+        with open_for_game(db or os.path.join(tmp, "positions.lmdb"), g, writer=True) as store:
+            search = make_search(store, g, inner_nodes, inner_mb)
+            limits = Limits(max_seconds, max_nodes, target)
+            try:
+                for text, root in roots:
+                    expansions = search.expansions
+                    inner_before = search.inner.nodes if search.inner else 0
+                    start = time.perf_counter()
+                    outcome = search.solve(root, limits, should_stop)
+                    micros = (time.perf_counter() - start) * 1e6
+                    inner_nodes_used = search.inner.nodes - inner_before if search.inner else 0
+                    nodes = search.expansions - expansions + inner_nodes_used
+                    yield PositionResult(text, outcome.value, nodes, micros, outcome.solved, outcome.interrupted)
+                    if outcome.interrupted:
+                        return
+            finally:
+                search.cache.close()
+
+
+@contextmanager
+def open_db(path):
+    """(store, game) of an existing database, for reading."""
+    from pndb.games import game_from_rules
+
+    store, spec, rules = open_existing(path)
+    try:
+        try:
+            game = game_from_rules(rules, spec)
+        except GameError:
+            raise StoreError(f"{path}: the stored rules are damaged") from None
+        yield store, game
+    finally:
+        store.close()
+
+
+def status(db):
+    """What the database knows, as the dict `pndb status --json` prints."""
+    with open_db(db) as (store, game):
+        with store.view(game) as view:
+            meta = view.all_meta()
+            counts = view.counts()
+            root = bytes.fromhex(meta["root"]) if "root" in meta else None
+            rec = view.node(root) if root else None
+        return {
+            "game": game.spec,
+            "start": meta.get("start", {}).get("moves", ""),  # "" is the empty board
+            "result": rec.value.name if rec else "unknown",
+            "root_pn_first_wins": rec.pn0 if rec else 1,
+            "root_dn_first_wins": rec.dn0 if rec else 1,
+            "root_pn_first_avoids_loss": rec.pn1 if rec else 1,
+            "root_dn_first_avoids_loss": rec.dn1 if rec else 1,
+            **counts,
+            "db_bytes": store.file_bytes(),
+            "checkpoints": meta.get("checkpoints", 0),
+            "expansions": meta.get("expansions", 0),
+            "seconds": meta.get("seconds", 0.0),
+        }
+
+
+def check(db):
+    """The integrity check of a database: an integrity.CheckReport."""
+    from pndb.integrity import check_store
+
+    with open_db(db) as (store, game):
+        return check_store(store, game)
+
+
+def export(db, path=None, partial=False):
+    """Write the database's proof as a book (default: the database's name with .pnbook)."""
+    from pndb.book import export_book
+
+    out = str(path or str(db).rstrip("/").removesuffix(".lmdb") + ".pnbook")
+    with open_db(db) as (store, game):
+        header = export_book(store, game, out, partial=partial)
+    return ExportResult(out, header, os.path.getsize(out))
+
+
+def verify(book, progress=None):
+    """Check a book with the independent verifier (tools/verify.py): its report (.ok,
+    .exit_code, .message, .hole_moves, ...)."""
+    from pndb_tools.verify import verify_file
+
+    return verify_file(str(book), progress)
+
+
+def open_book(path):
+    """Read a book file: a book.Book (header, records, game)."""
+    from pndb.book import read_book
+
+    return read_book(path)
+
+
+def is_infinite(number):
+    """True for a proof or disproof number that stands for infinity."""
+    return number >= INF - 1
