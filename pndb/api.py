@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from pndb.games import GameError, load_game
+from pndb.integrity import check_root
 from pndb.search import Limits, Search
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
@@ -84,6 +85,7 @@ def solve(
     root = g.key(pos)
     path = str(db or default_path(g))
     with open_for_game(path, g, writer=True) as store:
+        check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
         search = make_search(store, g, inner_nodes, inner_mb)
@@ -130,7 +132,9 @@ def solve_positions(
                     micros = (time.perf_counter() - start) * 1e6
                     inner_nodes_used = search.inner.nodes - inner_before if search.inner else 0
                     nodes = search.expansions - expansions + inner_nodes_used
-                    yield PositionResult(text, outcome.value, nodes, micros, outcome.solved, outcome.interrupted)
+                    yield PositionResult(
+                        text, outcome.value, nodes, micros, outcome.solved, outcome.interrupted
+                    )
                     if outcome.interrupted:
                         return
             finally:

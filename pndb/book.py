@@ -8,7 +8,9 @@ a stored child that is good enough), every move at the opponent's positions.
 """
 
 import json
+import os
 import random
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +65,9 @@ def export_book(store, game, out_path, partial=False):
             raise ExportError("the database has no solve yet; run `pndb solve` first")
         value = root_rec.value
         if not value.exact and not partial:
-            raise ExportError(f"not solved yet (known so far: {value.name}); solve on, or export with --partial")
+            raise ExportError(
+                f"not solved yet (known so far: {value.name}); solve on, or export with --partial"
+            )
         walker = StrategyWalker(view)
         records = {}
         for fact in STRATEGIES[value]:
@@ -147,9 +151,25 @@ def write_book(path, header, records):
     head = json.dumps(header, sort_keys=True).encode()
     raw = MAGIC + len(head).to_bytes(4, "big") + head + arr.tobytes()
     data = zstandard.ZstdCompressor(level=10, write_checksum=True).compress(raw)
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    write_atomically(Path(path), data)
+
+
+def write_atomically(path, data):
+    """Write ``data`` to ``path`` so that a crash or a full disk leaves the old file or the whole
+    new one: a unique temporary file beside it, fsynced, then renamed over it."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise BookError(f"cannot write {path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise BookError(f"cannot write {path}: {e.strerror}") from None
 
 
 # ---------------------------------------------------------------- reading

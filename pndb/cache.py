@@ -63,7 +63,10 @@ class NodeCache:
         self.view.close()
         links = [(c, p) for c, ps in self.new_links.items() for p in ps]
         self.store.commit(
-            nodes=[(k, self.records[k]) for k in self.dirty], links=links, proofs=self.new_proofs.items(), meta=meta
+            nodes=[(k, self.records[k]) for k in self.dirty],
+            links=links,
+            proofs=self.new_proofs.items(),
+            meta=meta,
         )
         self.dirty.clear()
         self.new_links.clear()

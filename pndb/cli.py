@@ -6,6 +6,7 @@ stderr with exit code 2.
 """
 
 import json
+import math
 import os
 import resource
 import signal
@@ -14,10 +15,43 @@ from contextlib import contextmanager
 
 import click
 
-from pndb import __version__, api
+from pndb import __version__
 
-DEFAULT_INNER_NODES = api.DEFAULT_INNER_NODES
-DEFAULT_INNER_MB = api.DEFAULT_INNER_MB
+DEFAULT_INNER_NODES = 10_000
+DEFAULT_INNER_MB = 256
+MAX_INNER_NODES = 1 << 40
+MAX_ERROR_CHARS = 300
+
+
+def one_line(text):
+    """An error message as one printable line of bounded length, whatever it quotes."""
+    text = " ".join(str(text).split())
+    text = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
+
+
+def fail(message, code=2):
+    click.echo(one_line(f"error: {message}"), err=True)
+    sys.exit(code)
+
+
+class Limit(click.ParamType):
+    """A limit: a finite number >= 0 (0 means none)."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < 0:
+            self.fail(f"{value!r} must be a finite number >= 0", param, ctx)
+        return number
+
+
+def physical_mb():
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
 
 
 def user_errors():
@@ -32,19 +66,40 @@ def user_errors():
 
 
 class Cli(click.Group):
-    """A click group that turns user errors (and a damaged database met while reading) into one
-    line on stderr and exit code 2, and Ctrl-C outside the search loop into exit 130."""
+    """A click group that turns user errors (a usage error, bad input, a file that cannot be read
+    or written, a damaged database met while reading) into one line on stderr and exit code 2,
+    and Ctrl-C outside the search loop into exit 130."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name or "pndb", complete_var, standalone_mode=False, **extra)
+        except click.exceptions.UsageError as e:
+            hint = f"; `{e.ctx.command_path} --help` explains" if e.ctx else ""
+            fail(f"{e.format_message().rstrip('.')}{hint}")
+        except click.exceptions.Abort:  # end of input at a prompt, or Ctrl-C there
+            fail("no more input", 130 if sys.stdin.isatty() else 2)
+        except click.ClickException as e:
+            fail(e.format_message(), e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
         errors, lmdb_error = user_errors()
         try:
             return super().invoke(ctx)
         except errors as e:
-            click.echo(f"error: {e}", err=True)
-            sys.exit(2)
+            fail(e)
         except lmdb_error as e:
-            click.echo(f"error: the database is damaged ({str(e).splitlines()[0]})", err=True)
-            sys.exit(2)
+            fail(f"the database is damaged ({str(e).splitlines()[0]})")
+        except MemoryError:
+            fail("not enough memory (try a smaller --inner-mb)")
+        except OSError as e:
+            where = f" {e.filename}" if e.filename else ""
+            fail(f"cannot use{where}: {e.strerror or e}")
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -71,7 +126,9 @@ def games():
     click.echo(f"{'spec':24} {'board':>6} {'cells':>5} {'syms':>4} {'patterns':>8}  rules")
     for spec in LISTED_SPECS:
         s = load_game(spec).summary()
-        click.echo(f"{spec:24} {s.board:>6} {s.cells:>5} {s.symmetries:>4} {s.patterns:>8}  {', '.join(s.rules)}")
+        click.echo(
+            f"{spec:24} {s.board:>6} {s.cells:>5} {s.symmetries:>4} {s.patterns:>8}  {', '.join(s.rules)}"
+        )
     click.echo("\nParametrised: " + ", ".join(k.parametrised for k in KINDS if k.parametrised))
     aliases = [(a, t) for k in KINDS for a, t in k.aliases] + [("qango6:burg", "qango6:castle")]
     click.echo("Aliases: " + ", ".join(f"{a} = {t}" for a, t in aliases))
@@ -88,6 +145,7 @@ def show(game, moves):
 
     Example: pndb show qango6 --moves c3d4
     """
+    from pndb import api
     from pndb.book import known_interval, move_values
     from pndb.games import load_game
     from pndb.values import Status, Value
@@ -124,6 +182,7 @@ def memory_mb():
 
 def report_progress(p):
     """One progress line on stderr for a search.Progress."""
+    from pndb import api
     from pndb.values import QUESTIONS
 
     pn, dn = ("inf" if api.is_infinite(x) else x for x in (p.root.pn(p.question), p.root.dn(p.question)))
@@ -139,7 +198,10 @@ def report_progress(p):
 def stop_on_signals():
     """Until the block ends, SIGINT and SIGTERM only set a flag; yields ``should_stop``."""
     stop = []
-    old = {s: signal.signal(s, lambda signum, frame: stop.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {
+        s: signal.signal(s, lambda signum, frame: stop.append(signum))
+        for s in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield lambda: bool(stop)
     finally:
@@ -151,8 +213,10 @@ def stop_on_signals():
 @click.argument("game")
 @click.option("--db", type=click.Path(file_okay=False), help="Database directory (default: db/<game>.lmdb).")
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
-@click.option("--max-seconds", type=float, default=0.0, help="Stop after this many seconds (resumable).")
-@click.option("--max-nodes", type=int, default=0, help="Stop after this many expansions (resumable).")
+@click.option("--max-seconds", type=Limit(), default=0.0, help="Stop after this many seconds (resumable).")
+@click.option(
+    "--max-nodes", type=click.IntRange(min=0), default=0, help="Stop after this many expansions (resumable)."
+)
 @click.option(
     "--target",
     type=click.Choice(["value", "first-wins"]),
@@ -161,17 +225,17 @@ def stop_on_signals():
 )
 @click.option(
     "--inner-nodes",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_INNER_NODES),
     default=DEFAULT_INNER_NODES,
     show_default=True,
     help="Node budget of the in-memory df-pn search of each new leaf; 0: outer search only.",
 )
 @click.option(
     "--inner-mb",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=physical_mb()),
     default=DEFAULT_INNER_MB,
     show_default=True,
-    help="Memory of the inner solver's transposition table, in MB.",
+    help="Memory of the inner solver's transposition table, in MB (at most this machine's memory).",
 )
 @click.option(
     "--positions",
@@ -192,6 +256,7 @@ def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb
 
     Example: pndb solve qango6:castle --max-seconds 600    (again to resume)
     """
+    from pndb import api
     from pndb.games import load_game
 
     g = load_game(game)
@@ -221,25 +286,33 @@ def read_positions(game, path):
     """The move text of each line of a positions file; a bad line is a one-line error."""
     from pndb.games import MoveError
 
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+    except UnicodeDecodeError:
+        raise MoveError(f"{path} is not UTF-8 text") from None
     out = []
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            text = line.strip().split(" ")[0] if line.strip() else ""
-            if not text:
-                continue
-            try:
-                game.parse_moves(text)
-            except MoveError as e:
-                raise MoveError(f"{path} line {number}: {e}") from None
-            out.append(text)
+    for number, line in enumerate(lines, 1):
+        text = line.strip().split(" ")[0] if line.strip() else ""
+        if not text:
+            continue
+        try:
+            game.parse_moves(text)
+        except MoveError as e:
+            raise MoveError(f"{path} line {number}: {e}") from None
+        out.append(text)
     return out
 
 
 def solve_positions(game, path, db, options):
     """`solve --positions`: one shared database, a result line per position."""
+    from pndb import api
+
     unsolved = 0
     with stop_on_signals() as should_stop:
-        for r in api.solve_positions(game, read_positions(game, path), db=db, should_stop=should_stop, **options):
+        for r in api.solve_positions(
+            game, read_positions(game, path), db=db, should_stop=should_stop, **options
+        ):
             unsolved += not r.solved
             click.echo(f"{r.moves} {r.value.name} {r.nodes} {r.microseconds:.0f}")
             if r.interrupted:
@@ -257,6 +330,8 @@ def status(db, as_json):
 
     Example: pndb status db/qango6.lmdb --json
     """
+    from pndb import api
+
     info = api.status(db)
     if as_json:
         click.echo(json.dumps(info))
@@ -275,6 +350,8 @@ def check(db):
 
     Example: pndb check db/qango6.lmdb
     """
+    from pndb import api
+
     report = api.check(db)
     click.echo(f"{report.nodes} nodes, {report.expanded} expanded, {report.links} parent links")
     for p in report.problems:
@@ -287,17 +364,23 @@ def check(db):
 
 @main.command()
 @click.argument("db", type=click.Path())
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Book file (default: DB name + .pnbook).")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Book file (default: DB name + .pnbook)."
+)
 @click.option("--partial", is_flag=True, help="Export an unsolved DB: what is proven so far, marked partial.")
 def export(db, output, partial):
     """Export the proof in the database DB as a solution book (docs/book-format.md).
 
     Example: pndb export db/qango6.lmdb -o qango6.pnbook
     """
+    from pndb import api
+
     r = api.export(db, output, partial=partial)
     h = r.header
-    click.echo(f"{r.path}: {h['game']} {h['value']}{' (partial)' if partial else ''}, "
-               f"{h['records']} positions, {r.bytes} bytes")
+    click.echo(
+        f"{r.path}: {h['game']} {h['value']}{' (partial)' if partial else ''}, "
+        f"{h['records']} positions, {r.bytes} bytes"
+    )
 
 
 @main.command()
@@ -316,14 +399,21 @@ def verify(book):
 
 @main.command()
 @click.argument("book", type=click.Path())
-@click.option("--as", "side", type=click.Choice(["first", "second"]), default="first", show_default=True,
-              help="The side you play.")
+@click.option(
+    "--as",
+    "side",
+    type=click.Choice(["first", "second"]),
+    default="first",
+    show_default=True,
+    help="The side you play.",
+)
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
 def play(book, side, moves):
     """Play against BOOK in the terminal; the book plays its proven strategy.
 
     Example: pndb play db/qango6.pnbook --as second
     """
+    from pndb import api
     from pndb.book import book_reply
     from pndb.games import MoveError
     from pndb.values import Status
@@ -332,7 +422,10 @@ def play(book, side, moves):
     g = bk.game
     pos, _ = g.parse_moves(moves)
     human_first = side == "first"
-    click.echo(f"{g.spec}: the book's value is {bk.value.name}. You play {'X (first)' if human_first else 'O (second)'}.")
+    click.echo(
+        f"{g.spec}: the book's value is {bk.value.name}. "
+        f"You play {'X (first)' if human_first else 'O (second)'}."
+    )
     while True:
         click.echo(g.render(pos))
         state = g.status(pos)

@@ -1,15 +1,32 @@
 """`pndb check`: the stored DAG agrees with itself.
 
-Every expanded node's record must equal what its children's records give (``combine``), every
-child of an expanded node must exist and link back to it, and every parent link must come from an
-expanded node that has that child. A terminal record must hold what the rules give its position,
-and a leaf the inner solver decided must have its proof's first step in the proof table (the
-owner's move, or a proof record at every reply).
+Every record of every sub-database is read and must be well-formed: meta entries JSON, keys the
+canonical keys of positions of the game, intervals and flags possible, proof moves legal. Every
+expanded node's record must equal what its children's records give (``combine``), every child of
+an expanded node must exist and link back to it, and every parent link must come from an expanded
+node that has that child. A terminal record must hold what the rules give its position, and a
+leaf the inner solver decided must have its proof's first step in the proof table (the owner's
+move, or a proof record at every reply).
 """
 
 from dataclasses import dataclass, field
 
-from pndb.values import PROOF_FACT, Status, combine, good_for, status_value
+from pndb.store import StoreError
+from pndb.values import (
+    EVALUATED,
+    EXPANDED,
+    INF,
+    NO_MOVE,
+    PROOF_FACT,
+    TERMINAL,
+    Status,
+    combine,
+    good_for,
+    numbers_for,
+    status_value,
+)
+
+KNOWN_FLAGS = EXPANDED | TERMINAL | EVALUATED[0] | EVALUATED[1]
 
 
 @dataclass
@@ -59,35 +76,105 @@ def check_decided_leaf(report, view, key, rec):
             return
 
 
+def key_problem(game, key):
+    """What is wrong with a key as the canonical key of a position of the game, or None."""
+    if len(key) != 16:
+        return f"key {bytes(key).hex()} is not 16 bytes"
+    pos = game.position(key)
+    if not game.is_position(pos):
+        return f"key {key.hex()} is not a position of {game.spec}"
+    if game.key(pos) != key:
+        return f"key {key.hex()} is not the canonical key of a position of {game.spec}"
+    return None
+
+
+def node_problem(game, key, rec):
+    """What is wrong with a node record on its own, or None."""
+    if not (0 <= rec.lo <= rec.hi <= 2) or rec.flags & ~KNOWN_FLAGS:
+        return f"node {key.hex()}: impossible record {tuple(rec)}"
+    if game.status(game.position(key)) != Status.ONGOING and not rec.terminal:
+        return f"node {key.hex()}: a finished game that is not marked terminal"
+    for q in (0, 1):
+        pn, dn = rec.pn(q), rec.dn(q)
+        fixed = numbers_for(rec.lo, rec.hi, q, None, None)
+        if fixed != (None, None) and (pn, dn) != fixed:
+            return f"node {key.hex()}: numbers {pn}, {dn} contradict its value {rec.value.name}"
+        if fixed == (None, None) and not (0 < pn < INF and 0 < dn < INF):
+            return f"node {key.hex()}: numbers {pn}, {dn} for an open question"
+    return None
+
+
+def proof_problem(game, key, proof):
+    """What is wrong with a proof record on its own, or None."""
+    if not (0 <= proof.lo <= proof.hi <= 2):
+        return f"proof record {key.hex()}: impossible interval {proof.lo, proof.hi}"
+    pos = game.position(key)
+    legal = game.legal_moves(pos) if game.status(pos) == Status.ONGOING else []
+    for move in (proof.move0, proof.move1):
+        if move != NO_MOVE and move not in legal:
+            return f"proof record {key.hex()}: move {move} is not legal there"
+    return None
+
+
+def check_node(report, view, key, rec, linked):
+    """Every check of one stored node against itself, the rules, its children and its proofs."""
+    game = view.game
+    problem = key_problem(game, key) or node_problem(game, key, rec)
+    if problem:
+        report.problem(problem)
+        return
+    if rec.terminal:
+        check_terminal(report, game, key, rec)
+    elif not rec.expanded:
+        check_decided_leaf(report, view, key, rec)
+    if not rec.expanded:
+        return
+    report.expanded += 1
+    kids = view.children(key).keys
+    recs = []
+    for k in kids:
+        r = view.node(k)
+        if r is None:
+            report.problem(f"node {key.hex()}: child {k.hex()} is missing")
+            continue
+        recs.append(r)
+        if linked is not None and (k, key) not in linked:
+            report.problem(f"node {key.hex()}: child {k.hex()} has no parent link back")
+    first = game.first_to_move(game.position(key))
+    if len(recs) == len(kids) and combine(first, rec, recs) != rec:
+        report.problem(f"node {key.hex()}: record {tuple(rec)} disagrees with its children")
+
+
+def check_root(store, game, key):
+    """Refuse to answer from a root record that its children (or proofs) do not back: a cheap
+    check before a solve reports a stored result."""
+    report = CheckReport()
+    with store.view(game) as view:
+        rec = view.node(key)
+        if rec is not None:
+            check_node(report, view, key, rec, None)
+    if report.problems:
+        raise StoreError(f"the database is damaged ({report.problems[0]}); `pndb check` tells more")
+
+
 def check_store(store, game):
     report = CheckReport()
     with store.view(game) as view:
+        view.all_meta()  # every entry must be JSON
         linked = set()
         for child, parent in view.links():
             report.links += 1
-            linked.add((child, parent))
+            problem = key_problem(game, bytes(child)) or key_problem(game, bytes(parent))
+            if problem:
+                report.problem(f"parent link: {problem}")
+            linked.add((bytes(child), bytes(parent)))
+        for key, proof in view.proofs():
+            problem = key_problem(game, key) or proof_problem(game, key, proof)
+            if problem:
+                report.problem(problem)
         for key, rec in view.nodes():
             report.nodes += 1
-            if rec.terminal:
-                check_terminal(report, game, key, rec)
-            elif not rec.expanded:
-                check_decided_leaf(report, view, key, rec)
-            if not rec.expanded:
-                continue
-            report.expanded += 1
-            kids = view.children(key).keys
-            recs = []
-            for k in kids:
-                r = view.node(k)
-                if r is None:
-                    report.problem(f"node {key.hex()}: child {k.hex()} is missing")
-                    continue
-                recs.append(r)
-                if (k, key) not in linked:
-                    report.problem(f"node {key.hex()}: child {k.hex()} has no parent link back")
-            first = game.first_to_move(game.position(key))
-            if len(recs) == len(kids) and combine(first, rec, recs) != rec:
-                report.problem(f"node {key.hex()}: record {tuple(rec)} disagrees with its children")
+            check_node(report, view, key, rec, linked)
         for child, parent in linked:
             prec = view.node(parent)
             if prec is None or not prec.expanded:

@@ -222,4 +222,3 @@ class Search:
         rec = self.cache.view.node(root)
         solved = rec.value.exact or (limits.target == "first-wins" and rec.decided(0))
         return Outcome(rec, solved, self.expansions - expansions_before, time.monotonic() - start, stopped)
-

@@ -13,6 +13,7 @@ moment leaves the last committed checkpoint. One solver may write at a time (a l
 number of readers (status, export) may read meanwhile.
 """
 
+import errno
 import fcntl
 import json
 import os
@@ -25,6 +26,8 @@ from pndb.values import Node, Proof
 
 SCHEMA_VERSION = 1
 INITIAL_MAP_BYTES = 256 << 20
+LOCK_FILE_BYTES = 64 << 10  # more than LMDB's reader table needs (about 8 KB)
+LOW_SPACE_BYTES = 64 << 20  # a failed commit with less free space than this is a full disk
 
 # lo, hi, flags, pad, work, pn/dn for "value >= first-wins", pn/dn for "value >= draw"
 NODE = struct.Struct("<BBBxIQQQQ")
@@ -34,6 +37,34 @@ PROOF = struct.Struct("<BBBB")
 
 class StoreError(RuntimeError):
     """A database that cannot be used as asked; the message says why in one line."""
+
+
+def free_bytes(path):
+    """Bytes free for us on the filesystem holding ``path``."""
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def disk_full_error(path):
+    return StoreError(
+        f"the disk holding {path} is full; nothing committed is lost: free some space and run the "
+        "same command again to resume"
+    )
+
+
+def allocate_lock_file(path):
+    """Give LMDB's lock file real blocks before LMDB maps it: on a full filesystem (tmpfs
+    especially) a mapped page without blocks kills the process with SIGBUS at first touch."""
+    fd = os.open(path / "lock.mdb", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if os.fstat(fd).st_size < LOCK_FILE_BYTES:
+            os.posix_fallocate(fd, 0, LOCK_FILE_BYTES)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise disk_full_error(path) from None
+        raise
+    finally:
+        os.close(fd)
 
 
 def default_path(game):
@@ -59,7 +90,10 @@ class Store:
                 fcntl.flock(self.lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 self.lock_file.close()
-                raise StoreError(f"another pndb solve is writing {self.path}; one solver per database") from None
+                raise StoreError(
+                    f"another pndb solve is writing {self.path}; one solver per database"
+                ) from None
+            allocate_lock_file(self.path)
         try:
             size = max(INITIAL_MAP_BYTES, self.file_bytes() * 2)
             self.env = lmdb.open(
@@ -77,7 +111,9 @@ class Store:
             self.proof = self.env.open_db(b"proof", create=writer)
         except lmdb.Error as e:
             self.close()
-            raise StoreError(f"{self.path} is not a readable pndb database ({str(e).splitlines()[0]})") from None
+            raise StoreError(
+                f"{self.path} is not a readable pndb database ({str(e).splitlines()[0]})"
+            ) from None
 
     def close(self):
         env = getattr(self, "env", None)
@@ -130,6 +166,12 @@ class Store:
                 return
             except lmdb.MapFullError:
                 self.env.set_mapsize(self.env.info()["map_size"] * 2)
+            except lmdb.Error:
+                # LMDB reports a write that found no room as EIO or ENOSPC; the transaction was
+                # not committed, so the database still holds the previous checkpoint
+                if free_bytes(self.path) < LOW_SPACE_BYTES:
+                    raise disk_full_error(self.path) from None
+                raise
 
 
 class ReadView:
@@ -155,11 +197,11 @@ class ReadView:
 
     def node(self, key):
         raw = self.txn.get(key, db=self.store.nodes)
-        return None if raw is None else Node._make(NODE.unpack(raw))
+        return None if raw is None else decode(Node, NODE, key, raw)
 
     def proof(self, key):
         raw = self.txn.get(key, db=self.store.proof)
-        return None if raw is None else Proof._make(PROOF.unpack(raw))
+        return None if raw is None else decode(Proof, PROOF, key, raw)
 
     def parents(self, key):
         cur = self.txn.cursor(db=self.store.parents)
@@ -173,15 +215,18 @@ class ReadView:
 
     def meta(self, name, default=None):
         raw = self.txn.get(name.encode(), db=self.store.meta)
-        return default if raw is None else json.loads(raw)
+        return default if raw is None else decode_meta(name.encode(), raw)
 
     def all_meta(self):
-        return {k.decode(): json.loads(v) for k, v in self.txn.cursor(db=self.store.meta)}
+        return {
+            bytes(k).decode(errors="replace"): decode_meta(k, v)
+            for k, v in self.txn.cursor(db=self.store.meta)
+        }
 
     def nodes(self):
         """(key, Node) for every stored node, in key order."""
         for k, v in self.txn.cursor(db=self.store.nodes):
-            yield k, Node._make(NODE.unpack(v))
+            yield k, decode(Node, NODE, k, v)
 
     def links(self):
         """(child, parent) for every parent link."""
@@ -189,7 +234,7 @@ class ReadView:
 
     def proofs(self):
         for k, v in self.txn.cursor(db=self.store.proof):
-            yield k, Proof._make(PROOF.unpack(v))
+            yield k, decode(Proof, PROOF, k, v)
 
     def counts(self):
         return {
@@ -197,6 +242,23 @@ class ReadView:
             "parent_links": self.txn.stat(self.store.parents)["entries"],
             "proof_records": self.txn.stat(self.store.proof)["entries"],
         }
+
+
+def decode(record, layout, key, raw):
+    """A Node or Proof from its bytes; StoreError for bytes that cannot be one."""
+    if len(key) != 16 or len(raw) != layout.size:
+        raise StoreError(
+            f"the database is damaged: a {record.__name__.lower()} record of {len(raw)} bytes "
+            f"under a key of {len(key)} bytes"
+        )
+    return record._make(layout.unpack(raw))
+
+
+def decode_meta(name, raw):
+    try:
+        return json.loads(bytes(raw))
+    except (ValueError, RecursionError):
+        raise StoreError(f"the database is damaged: meta entry {bytes(name)[:40]!r} is not JSON") from None
 
 
 def open_for_game(path, game, writer):
@@ -224,6 +286,7 @@ def open_for_game(path, game, writer):
 
 def same_rules(stored, rules):
     """The rules decide (not the name): a file: game is the same game wherever its file lies."""
+
     def strip(r):
         return {k: v for k, v in json.loads(encode_meta(r)).items() if k != "name"}
 

@@ -29,20 +29,53 @@ def build_mnk(arg, spec):
 
 
 KINDS = (
-    GameKind("mnk", "placement", build_mnk, "M columns x N rows, K in a row wins",
-             ("tictactoe",), ("mnk:4,4,3",), "mnk:M,N,K", (("tictactoe", "mnk:3,3,3"),)),
-    GameKind("qango6", "placement", lambda arg, spec: placement.qango6(arg.lower(), spec),
-             "Qango on 6x6 (variants castle, tournament)", ("qango6", "qango6:castle", "qango6:tournament")),
-    GameKind("qango7", "placement", lambda arg, spec: placement.qango7(arg.lower(), spec.lower()),
-             "Qango on 7x7, a draw after 40 stones (variant nocap)", ("qango7", "qango7:nocap")),
-    GameKind("qango7plus", "placement", lambda arg, spec: placement.qango7plus(arg.lower(), spec.lower()),
-             "Qango 7 without the corner cells (variants edges, tournament)",
-             ("qango7plus", "qango7plus:edges", "qango7plus:tournament")),
-    GameKind("connect4", "placement", lambda arg, spec: placement.connect4(arg, spec),
-             "Connect Four on W columns x H rows (7x6 by default)", ("connect4",), ("connect4:4x4",),
-             "connect4:WxH", (("connect4", "connect4:7x6"),)),
-    GameKind("file", "placement", lambda arg, spec: placement.load_file(arg, spec),
-             "a placement game described in a JSON file (docs/game-format.md)"),
+    GameKind(
+        "mnk",
+        "placement",
+        build_mnk,
+        "M columns x N rows, K in a row wins",
+        ("tictactoe",),
+        ("mnk:4,4,3",),
+        "mnk:M,N,K",
+        (("tictactoe", "mnk:3,3,3"),),
+    ),
+    GameKind(
+        "qango6",
+        "placement",
+        lambda arg, spec: placement.qango6(arg.lower(), spec),
+        "Qango on 6x6 (variants castle, tournament)",
+        ("qango6", "qango6:castle", "qango6:tournament"),
+    ),
+    GameKind(
+        "qango7",
+        "placement",
+        lambda arg, spec: placement.qango7(arg.lower(), spec.lower()),
+        "Qango on 7x7, a draw after 40 stones (variant nocap)",
+        ("qango7", "qango7:nocap"),
+    ),
+    GameKind(
+        "qango7plus",
+        "placement",
+        lambda arg, spec: placement.qango7plus(arg.lower(), spec.lower()),
+        "Qango 7 without the corner cells (variants edges, tournament)",
+        ("qango7plus", "qango7plus:edges", "qango7plus:tournament"),
+    ),
+    GameKind(
+        "connect4",
+        "placement",
+        lambda arg, spec: placement.connect4(arg, spec),
+        "Connect Four on W columns x H rows (7x6 by default)",
+        ("connect4",),
+        ("connect4:4x4",),
+        "connect4:WxH",
+        (("connect4", "connect4:7x6"),),
+    ),
+    GameKind(
+        "file",
+        "placement",
+        lambda arg, spec: placement.load_file(arg, spec),
+        "a placement game described in a JSON file (docs/game-format.md)",
+    ),
 )
 KIND_BY_NAME = {k.name: k for k in KINDS}
 ALIASES = {alias: target for k in KINDS for alias, target in k.aliases} | {"qango6:burg": "qango6:castle"}

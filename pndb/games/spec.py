@@ -128,6 +128,13 @@ class Game:
     def key(self, pos):
         return self.canonical(pos).key
 
+    def is_position(self, pos):
+        """True when ``pos`` could arise in a game: stones on distinct playable cells, the first
+        player one stone ahead or level (whether the moves were legal is not asked)."""
+        cells = int(self.tables.cell_mask[0])
+        a, b = pos.first, pos.second
+        return a & b == 0 and (a | b) & ~cells == 0 and 0 <= a.bit_count() - b.bit_count() <= 1
+
     def first_to_move(self, pos):
         return pos.first.bit_count() == pos.second.bit_count()
 
@@ -191,7 +198,8 @@ class Game:
             rules.append(f"first move not on {len(self.first_move_forbidden)} cells")
         if self.disc_cap:
             rules.append(f"draw after {self.disc_cap} stones")
-        return Summary(f"{self.width}x{self.height}", self.ncells, len(self.symmetries), len(self.patterns), rules)
+        board = f"{self.width}x{self.height}"
+        return Summary(board, self.ncells, len(self.symmetries), len(self.patterns), rules)
 
 
 # ---------------------------------------------------------------- geometry helpers
