@@ -1,247 +1,27 @@
 """Tests for tools/verify.py, the standalone book verifier.
 
 Why these tests build their own books: the verifier exists so that nobody has to trust pndb's
-solver, so its tests must not depend on that solver either.  This file carries a small,
-independent book writer -- a plain memoised minimax over bitboards, strategies extracted from
-its values, canonical keys computed with naive loops, and the byte layout of
-docs/book-format.md -- and checks that the verifier accepts honest books and rejects damaged or
-lying ones with a pointed message and the right exit code.
+solver, so its tests must not depend on that solver either.  The books come from
+tests/verify_books.py, a small independent writer built from docs/book-format.md alone; these
+tests check that the verifier accepts honest books and rejects damaged or lying ones with a
+pointed message and the right exit code.
 """
 
 from __future__ import annotations
 
-import json
 import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import zstandard
+from verify_books import (
+    DRAW, FIRST, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
+)
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 sys.path.insert(0, str(TOOLS))
 import verify  # noqa: E402
-
-FIRST, DRAW, SECOND = "first-wins", "draw", "second-wins"
-CODE = {FIRST: 1, SECOND: 2, DRAW: 3}
-RANK = {SECOND: 0, DRAW: 1, FIRST: 2}
-
-
-# --------------------------------------------------------------------------------------------
-# An independent game model and solver
-# --------------------------------------------------------------------------------------------
-
-def grid_symmetries(w, h, keep=None):
-    """The symmetries of the w x h rectangle (4) or square (8) as cell permutations."""
-    maps = [lambda r, c: (r, c), lambda r, c: (h - 1 - r, c), lambda r, c: (r, w - 1 - c),
-            lambda r, c: (h - 1 - r, w - 1 - c)]
-    if w == h:
-        maps += [lambda r, c: (c, r), lambda r, c: (w - 1 - c, r), lambda r, c: (c, h - 1 - r),
-                 lambda r, c: (w - 1 - c, h - 1 - r)]
-    perms = []
-    for f in maps:
-        p = [0] * (w * h)
-        for r in range(h):
-            for c in range(w):
-                r2, c2 = f(r, c)
-                p[r * w + c] = r2 * w + c2
-        if keep is None or keep(p):
-            perms.append(p)
-    return perms
-
-
-def k_in_a_row(w, h, k):
-    pats = []
-    for r in range(h):
-        for c in range(w):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                cells = [(r + i * dr, c + i * dc) for i in range(k)]
-                if all(0 <= a < h and 0 <= b < w for a, b in cells):
-                    pats.append([a * w + b for a, b in cells])
-    return pats
-
-
-class Game:
-    """A placement game as the test sees it (rules data + naive move generation)."""
-
-    def __init__(self, game, width, height, patterns, symmetries, forbidden=(), cap=None,
-                 gravity=False, cells=None):
-        self.game, self.width, self.height = game, width, height
-        self.n = width * height
-        self.cells = list(range(self.n)) if cells is None else list(cells)
-        self.patterns = [list(p) for p in patterns]
-        self.masks = [sum(1 << c for c in p) for p in self.patterns]
-        self.symmetries = symmetries
-        self.forbidden = set(forbidden)
-        self.cap = cap
-        self.gravity = gravity
-
-    def rules_json(self):
-        """A fresh copy each time: tests patch headers in place."""
-        return json.loads(json.dumps({"name": self.game, "width": self.width, "height": self.height,
-                "cells": self.cells, "win_patterns": self.patterns,
-                "symmetries": self.symmetries, "first_move_forbidden": sorted(self.forbidden),
-                "disc_cap": self.cap, "gravity": self.gravity, "move_order": None}))
-
-    def moves(self, f, s):
-        occ = f | s
-        if self.gravity:
-            out = []
-            for col in range(self.width):
-                for r in range(self.height - 1, -1, -1):
-                    c = r * self.width + col
-                    if c in self.cells and not occ >> c & 1:
-                        out.append(c)
-                        break
-        else:
-            out = [c for c in self.cells if not occ >> c & 1]
-        if occ == 0:
-            out = [c for c in out if c not in self.forbidden]
-        return out
-
-    def result(self, f, s):
-        for m in self.masks:
-            if f & m == m:
-                return FIRST
-            if s & m == m:
-                return SECOND
-        if self.cap is not None and bin(f | s).count("1") >= self.cap:
-            return DRAW
-        if not self.moves(f, s):
-            return DRAW
-        return None
-
-    def play(self, f, s, c):
-        return (f | 1 << c, s) if bin(f).count("1") == bin(s).count("1") else (f, s | 1 << c)
-
-    def canonical(self, f, s):
-        """Naive canonical key: the smallest (image(first), image(second)) and its symmetry."""
-        best = None
-        for p in self.symmetries:
-            fi = sum(1 << p[i] for i in range(self.n) if f >> i & 1)
-            si = sum(1 << p[i] for i in range(self.n) if s >> i & 1)
-            if best is None or (fi, si) < best[0]:
-                best = ((fi, si), p)
-        return best
-
-    def name(self, c):
-        if self.gravity:
-            return str(c % self.width + 1)
-        return "abcdefghijklmnopqrstuvwxyz"[c % self.width] + str(c // self.width + 1)
-
-
-def solve(g: Game):
-    """Plain memoised minimax: value(f, s) for every reachable position."""
-    memo = {}
-
-    def value(f, s):
-        key = (f, s)
-        v = memo.get(key)
-        if v is None:
-            v = g.result(f, s)
-            if v is None:
-                first = bin(f).count("1") == bin(s).count("1")
-                vals = [RANK[value(*g.play(f, s, c))] for c in g.moves(f, s)]
-                v = [SECOND, DRAW, FIRST][max(vals) if first else min(vals)]
-            memo[key] = v
-        return v
-
-    return value
-
-
-def build_records(g: Game, value, start=(0, 0)):
-    """The records a complete book of the start value needs: each strategy walked from the start
-    (the owner's best move, every reply of the opponent), one record per canonical key."""
-    v0 = value(*start)
-    plans = {FIRST: [(0, 2)], SECOND: [(1, 0)], DRAW: [(0, 1), (1, 1)]}[v0]
-    recs = {}
-    for owner, thr in plans:
-        seen, stack = set(), [start]
-        while stack:
-            f, s = stack.pop()
-            if (f, s) in seen or g.result(f, s) is not None:
-                continue
-            seen.add((f, s))
-            mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
-            kids = g.moves(f, s)
-            if mover == owner:
-                ranked = sorted(kids, key=lambda c: RANK[value(*g.play(f, s, c))],
-                                reverse=owner == 0)
-                c = ranked[0]
-                r = RANK[value(*g.play(f, s, c))]
-                assert (r >= thr) if owner == 0 else (r <= thr)
-                key, p = g.canonical(f, s)
-                recs.setdefault(key, (p[c], CODE[value(f, s)]))
-                kids = [c]
-            for c in kids:
-                stack.append(g.play(f, s, c))
-    return v0, recs
-
-
-def book_bytes(g: Game, value, recs, *, start_cells=(), header_patch=None, partial=False):
-    """Serialise a book exactly as docs/book-format.md lays it out."""
-    f = s = 0
-    for i, c in enumerate(start_cells):
-        if i % 2 == 0:
-            f |= 1 << c
-        else:
-            s |= 1 << c
-    header = {"format": "pndb-book", "format_version": 1, "pndb_version": "test",
-              "game": g.game, "rules": g.rules_json(),
-              "start": {"moves": "".join(g.name(c) for c in start_cells),
-                        "cells": list(start_cells), "first": f, "second": s},
-              "value": value, "partial": partial, "records": len(recs), "record_size": 18}
-    if header_patch:
-        header_patch(header)
-    hj = json.dumps(header).encode()
-    body = b"".join(struct.pack(">QQBB", kf, ks, m, v) for (kf, ks), (m, v) in sorted(recs.items()))
-    return b"PNBOOK\x00\x01" + struct.pack(">I", len(hj)) + hj + body
-
-
-def compress(data: bytes) -> bytes:
-    return zstandard.ZstdCompressor(write_checksum=True).compress(data)
-
-
-def write(tmp_path, name, data: bytes) -> Path:
-    p = tmp_path / name
-    p.write_bytes(compress(data))
-    return p
-
-
-def replay(g: Game, cells):
-    f = s = 0
-    for c in cells:
-        assert c in g.moves(f, s), f"reported line is not legal play at {g.name(c)}"
-        f, s = g.play(f, s, c)
-    return f, s
-
-
-# --------------------------------------------------------------------------------------------
-# Fixtures: solved small games
-# --------------------------------------------------------------------------------------------
-
-def mnk(m, n, k):
-    return Game(f"mnk:{m},{n},{k}", m, n, k_in_a_row(m, n, k), grid_symmetries(m, n))
-
-
-def connect4(w, h):
-    mirror = [[r * w + c for r in range(h) for c in range(w)],
-              [r * w + (w - 1 - c) for r in range(h) for c in range(w)]]
-    return Game(f"connect4:{w}x{h}", w, h, k_in_a_row(w, h, 4), mirror, gravity=True)
-
-
-class Solved:
-    def __init__(self, g, start_cells=()):
-        self.g = g
-        self.value_fn = solve(g)
-        self.start_cells = tuple(start_cells)
-        self.start = replay(g, start_cells)
-        self.value, self.recs = build_records(g, self.value_fn, self.start)
-
-    def bytes(self, recs=None, **kw):
-        return book_bytes(self.g, kw.pop("value", self.value), self.recs if recs is None else recs,
-                          start_cells=self.start_cells, **kw)
 
 
 @pytest.fixture(scope="module")
