@@ -428,7 +428,8 @@ def test_frame_and_header_bounds(ttt, tmp_path):
     z = compress(data)
     cases = [
         (zstandard.ZstdCompressor(write_checksum=False).compress(data), "no content checksum"),
-        (z[:-4], "truncated"),  # the checksum cut off: all content there, the frame unfinished
+        (z[:-4], "truncated"),  # the checksum cut off
+        (z[:-2], "frame ends early"),  # all content there, the frame unfinished
         (z + b"junk", "corrupt book"),
         (compress(b"PNBOOK\x00\x01" + struct.pack(">I", (16 << 20) + 1) + b"{}"), "16 MiB"),
         (compress(data + b"\x00" * 18), f"the zstandard frame holds {body + 18} record bytes"),

@@ -13,14 +13,23 @@ Usage::
 
     python tools/verify.py BOOK [--quiet]
 
+It reads format versions 1 and 2.  In version 2 a position may be decided by a certificate:
+kind 1 (pairing) is checked here from the format's definition wherever a strategy walk reaches
+it; kind 2 (Connect Four rule sets) is not checked, and proves nothing to this verifier.
+Decompression is bounded: the header is read first (at most 16 MiB), then no more than the size
+it declares.
+
 Exit codes:
 
 * 0 -- the book proves its value from its start position;
 * 1 -- the book is well formed but is not a proof of what it claims: a hole (no record, an
   illegal book move, a line that ends on the wrong side of the value, a record whose value code
-  contradicts the claim), a partial book, or rules that are not those of the named game;
-* 2 -- the file is not a readable book: not zstandard / bad magic, truncated or corrupt, malformed
-  header or rules data (including a listed "symmetry" that is not one), unknown format version.
+  contradicts the claim, an invalid certificate on a line), a partial book, or rules that are
+  not those of the named game;
+* 2 -- the file is not a readable book: not zstandard / bad magic, no content checksum,
+  truncated or corrupt, content longer or shorter than the header declares, malformed header or
+  rules data (including a listed "symmetry" that is not one), unknown format version, a damaged
+  certificate table (order, a key without a record, an unknown kind, a malformed payload).
 
 Tests import it (``sys.path`` insert of ``tools/``) and call :func:`verify_file` or :func:`main`.
 """
@@ -611,7 +620,6 @@ class Certificate:
     """One certificate of a version 2 book; ``pairing`` is set for kind 1 only (other kinds are
     kept unread)."""
 
-    index: int
     kind: int
     pairing: Pairing | None
 
@@ -735,9 +743,12 @@ def body_size_message(layout: Layout, got: str) -> str:
 def check_declared_size(params: zstandard.FrameParameters, layout: Layout) -> None:
     """A frame that states its content size must state the size the header declares."""
     cs = params.content_size
-    if cs not in (zstandard.CONTENTSIZE_UNKNOWN, zstandard.CONTENTSIZE_ERROR) and cs != layout.size:
-        got = f"{cs - layout.body_start}" if cs >= layout.body_start else "fewer than 0"
-        raise BookError(body_size_message(layout, f"the zstandard frame holds {got}"))
+    if cs in (zstandard.CONTENTSIZE_UNKNOWN, zstandard.CONTENTSIZE_ERROR) or cs == layout.size:
+        return
+    if cs < layout.body_start:
+        raise BookError(f"corrupt book: the zstandard frame declares {cs} bytes of content, fewer "
+                        f"than the {layout.body_start} of the magic and the header")
+    raise BookError(body_size_message(layout, f"the zstandard frame holds {cs - layout.body_start}"))
 
 
 def check_body_length(reader, layout: Layout) -> None:
@@ -757,9 +768,9 @@ def check_body_length(reader, layout: Layout) -> None:
         raise BookError(body_size_message(layout, str(got)))
 
 
-def decompress_checked(raw: bytes, size: int) -> bytes:
+def decompress_checked(raw: bytes) -> bytes:
     """The whole content, once :func:`check_body_length` has shown that the frame yields exactly
-    ``size`` bytes (so this cannot allocate more).  This pass is the one that sees the end of the
+    the declared size (so this cannot allocate more).  This pass is the one that sees the end of the
     frame: the content checksum verified, nothing missing after the content, nothing after the
     frame -- a stream reader stops silently where its input ends."""
     dobj = zstandard.ZstdDecompressor().decompressobj()
@@ -768,8 +779,6 @@ def decompress_checked(raw: bytes, size: int) -> bytes:
         raise BookError("truncated book: the zstandard frame ends early (its checksum is missing)")
     if dobj.unused_data:
         raise BookError(f"corrupt book: {len(dobj.unused_data)} bytes follow the zstandard frame")
-    if len(data) != size:  # cannot happen after check_body_length; kept as the invariant's guard
-        raise BookError(f"corrupt book: {len(data)} bytes decompressed, {size} declared")
     return data
 
 
@@ -782,7 +791,7 @@ def decompress_book(path) -> tuple[Layout, bytes]:
         layout = read_head(reader)
         check_declared_size(params, layout)
         check_body_length(reader, layout)
-        return layout, decompress_checked(raw, layout.size)
+        return layout, decompress_checked(raw)
     except zstandard.ZstdError as e:
         raise BookError(f"corrupt book: {e}") from None
 
@@ -866,9 +875,9 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
         if j == len(keys) or keys[j] != key:
             raise BookError(f"corrupt book: {where} has no record")
         if kind == KIND_PAIRING:
-            certs[key] = Certificate(i, kind, parse_pairing(payload, where))
+            certs[key] = Certificate(kind, parse_pairing(payload, where))
         elif kind == KIND_CONNECT4:
-            certs[key] = Certificate(i, kind, None)
+            certs[key] = Certificate(kind, None)
         else:
             raise BookError(f"corrupt book: {where} has unknown kind {kind}")
     if pos != len(blob):
@@ -1099,7 +1108,7 @@ def _unwind(path) -> list[int]:
 
 
 def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: str,
-                  certs: CertificateChecker) -> int:
+                  checker: CertificateChecker) -> int:
     """Check one player's strategy from the start: the book's move where ``owner`` is to move,
     every legal reply elsewhere; every line must end with an outcome >= thr (owner first) or
     <= thr (owner second), or at a certificate that proves as much.  Returns the number of
@@ -1110,6 +1119,7 @@ def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: s
     positions have the same subtree up to the symmetry.  Iterative DFS: lines can be 64 deep and
     books have millions of positions."""
     keys, moves, values = book.keys, book.moves, book.values
+    certified = book.certificates
     nrec = len(keys)
     canon, inverse, pats_by_cell = eng.canon, eng.inverse, eng.pats_by_cell
     cellmask, cap, n = eng.cellmask, eng.cap, eng.n
@@ -1153,18 +1163,19 @@ def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: s
                     raise Hole(path, f"record value contradicts claim: the record says "
                                      f"{CODE_NAME[code]} on a line where the {who}'s strategy must "
                                      f"force {need} (book claims {claim})")
-                try:
-                    if certs.decides(key, f, s, k, code, owner, thr):
-                        continue
-                except CertificateInvalid as e:
-                    raise Hole(path, str(e)) from None
+                if key in certified:
+                    try:
+                        if checker.decides(key, f, s, k, code, owner, thr):
+                            continue
+                    except CertificateInvalid as e:
+                        raise Hole(path, str(e)) from None
             if mover == owner:
                 if not has:
                     raise Hole(path, f"no record: the {who} is to move and the book has no move here")
                 m = moves[i]
                 if m == NO_MOVE:
                     raise Hole(path, f"no move: the record for this {who}-to-move position stores no "
-                                     f"move (255){certs.why_not(key)}")
+                                     f"move (255){checker.why_not(key)}")
                 if m >= n:
                     raise Hole(path, f"illegal book move: stored move {m} is off the {n}-cell grid")
                 c = inverse[k][m]
@@ -1218,7 +1229,7 @@ def verify_book(book: Book, progress=None) -> Report:
             raise NotProven("rules are not those of the named game: " + "; ".join(diffs))
     check_symmetries(book.rules)
     eng = Engine(book.rules)
-    certs = CertificateChecker(eng, book.certificates)
+    checker = CertificateChecker(eng, book.certificates)
     f0, s0, start_cells = check_start(book, eng)
     if claim == "first-wins":
         plans = [(0, FIRST_WINS)]
@@ -1233,9 +1244,9 @@ def verify_book(book: Book, progress=None) -> Report:
             progress(f"checking the {PLAYER_NAME[owner]}'s strategy "
                      f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})")
         try:
-            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, certs)
+            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker)
         except Hole as hole:
-            rep.certificates_used, rep.notes = certs.used, certs.notes()
+            rep.certificates_used, rep.notes = checker.used, checker.notes()
             line = start_cells + _unwind(hole.path)
             rep.positions = total + hole.nodes
             rep.seconds = time.perf_counter() - t0
@@ -1244,7 +1255,7 @@ def verify_book(book: Book, progress=None) -> Report:
             rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
             return rep
     rep.ok, rep.exit_code = True, 0
-    rep.certificates_used, rep.notes = certs.used, certs.notes()
+    rep.certificates_used, rep.notes = checker.used, checker.notes()
     rep.positions = total
     rep.seconds = time.perf_counter() - t0
     rep.message = f"proven: {game} is {claim}"
