@@ -512,7 +512,8 @@ def test_certified_draw_books_verify(which, request, tmp_path, capsys):
 
 @pytest.mark.parametrize("which", ["ttt2", "m444"])
 def test_pair_removed_leaves_a_pattern_uncovered(which, request, tmp_path):
-    b, g = request.getfixturevalue(which), request.getfixturevalue(which).g
+    b = request.getfixturevalue(which)
+    g = b.g
 
     def drop(key, d, pairs):
         for i in range(len(pairs)):
