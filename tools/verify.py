@@ -732,6 +732,7 @@ def declared_body_size(header: dict, version: int) -> int:
 
 
 def body_size_message(layout: Layout, got: str) -> str:
+    """One line comparing what follows the header with what the header declares."""
     h = layout.header
     want = f"{h['records']} records = {h['records'] * RECORD_SIZE} bytes"
     if layout.version == 2:
@@ -1079,6 +1080,7 @@ class CertificateChecker:
                 f"not what this strategy needs")
 
     def notes(self) -> list[str]:
+        """One line per certificate kind that was reached but not checked."""
         return [f"certificate kind {kind} is not checked by this verifier ({n} positions reached "
                 f"with one; taken as proving nothing)" for kind, n in sorted(self.unchecked.items())]
 
