@@ -1,247 +1,31 @@
 """Tests for tools/verify.py, the standalone book verifier.
 
 Why these tests build their own books: the verifier exists so that nobody has to trust pndb's
-solver, so its tests must not depend on that solver either.  This file carries a small,
-independent book writer -- a plain memoised minimax over bitboards, strategies extracted from
-its values, canonical keys computed with naive loops, and the byte layout of
-docs/book-format.md -- and checks that the verifier accepts honest books and rejects damaged or
-lying ones with a pointed message and the right exit code.
+solver, so its tests must not depend on that solver either.  The books come from
+tests/verify_books.py, a small independent writer built from docs/book-format.md alone; these
+tests check that the verifier accepts honest books and rejects damaged or lying ones with a
+pointed message and the right exit code.
 """
 
 from __future__ import annotations
 
-import json
+import re
+import resource
 import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import verify_books
 import zstandard
+from verify_books import (
+    DRAW, FIRST, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
+)
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 sys.path.insert(0, str(TOOLS))
 import verify  # noqa: E402
-
-FIRST, DRAW, SECOND = "first-wins", "draw", "second-wins"
-CODE = {FIRST: 1, SECOND: 2, DRAW: 3}
-RANK = {SECOND: 0, DRAW: 1, FIRST: 2}
-
-
-# --------------------------------------------------------------------------------------------
-# An independent game model and solver
-# --------------------------------------------------------------------------------------------
-
-def grid_symmetries(w, h, keep=None):
-    """The symmetries of the w x h rectangle (4) or square (8) as cell permutations."""
-    maps = [lambda r, c: (r, c), lambda r, c: (h - 1 - r, c), lambda r, c: (r, w - 1 - c),
-            lambda r, c: (h - 1 - r, w - 1 - c)]
-    if w == h:
-        maps += [lambda r, c: (c, r), lambda r, c: (w - 1 - c, r), lambda r, c: (c, h - 1 - r),
-                 lambda r, c: (w - 1 - c, h - 1 - r)]
-    perms = []
-    for f in maps:
-        p = [0] * (w * h)
-        for r in range(h):
-            for c in range(w):
-                r2, c2 = f(r, c)
-                p[r * w + c] = r2 * w + c2
-        if keep is None or keep(p):
-            perms.append(p)
-    return perms
-
-
-def k_in_a_row(w, h, k):
-    pats = []
-    for r in range(h):
-        for c in range(w):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                cells = [(r + i * dr, c + i * dc) for i in range(k)]
-                if all(0 <= a < h and 0 <= b < w for a, b in cells):
-                    pats.append([a * w + b for a, b in cells])
-    return pats
-
-
-class Game:
-    """A placement game as the test sees it (rules data + naive move generation)."""
-
-    def __init__(self, game, width, height, patterns, symmetries, forbidden=(), cap=None,
-                 gravity=False, cells=None):
-        self.game, self.width, self.height = game, width, height
-        self.n = width * height
-        self.cells = list(range(self.n)) if cells is None else list(cells)
-        self.patterns = [list(p) for p in patterns]
-        self.masks = [sum(1 << c for c in p) for p in self.patterns]
-        self.symmetries = symmetries
-        self.forbidden = set(forbidden)
-        self.cap = cap
-        self.gravity = gravity
-
-    def rules_json(self):
-        """A fresh copy each time: tests patch headers in place."""
-        return json.loads(json.dumps({"name": self.game, "width": self.width, "height": self.height,
-                "cells": self.cells, "win_patterns": self.patterns,
-                "symmetries": self.symmetries, "first_move_forbidden": sorted(self.forbidden),
-                "disc_cap": self.cap, "gravity": self.gravity, "move_order": None}))
-
-    def moves(self, f, s):
-        occ = f | s
-        if self.gravity:
-            out = []
-            for col in range(self.width):
-                for r in range(self.height - 1, -1, -1):
-                    c = r * self.width + col
-                    if c in self.cells and not occ >> c & 1:
-                        out.append(c)
-                        break
-        else:
-            out = [c for c in self.cells if not occ >> c & 1]
-        if occ == 0:
-            out = [c for c in out if c not in self.forbidden]
-        return out
-
-    def result(self, f, s):
-        for m in self.masks:
-            if f & m == m:
-                return FIRST
-            if s & m == m:
-                return SECOND
-        if self.cap is not None and bin(f | s).count("1") >= self.cap:
-            return DRAW
-        if not self.moves(f, s):
-            return DRAW
-        return None
-
-    def play(self, f, s, c):
-        return (f | 1 << c, s) if bin(f).count("1") == bin(s).count("1") else (f, s | 1 << c)
-
-    def canonical(self, f, s):
-        """Naive canonical key: the smallest (image(first), image(second)) and its symmetry."""
-        best = None
-        for p in self.symmetries:
-            fi = sum(1 << p[i] for i in range(self.n) if f >> i & 1)
-            si = sum(1 << p[i] for i in range(self.n) if s >> i & 1)
-            if best is None or (fi, si) < best[0]:
-                best = ((fi, si), p)
-        return best
-
-    def name(self, c):
-        if self.gravity:
-            return str(c % self.width + 1)
-        return "abcdefghijklmnopqrstuvwxyz"[c % self.width] + str(c // self.width + 1)
-
-
-def solve(g: Game):
-    """Plain memoised minimax: value(f, s) for every reachable position."""
-    memo = {}
-
-    def value(f, s):
-        key = (f, s)
-        v = memo.get(key)
-        if v is None:
-            v = g.result(f, s)
-            if v is None:
-                first = bin(f).count("1") == bin(s).count("1")
-                vals = [RANK[value(*g.play(f, s, c))] for c in g.moves(f, s)]
-                v = [SECOND, DRAW, FIRST][max(vals) if first else min(vals)]
-            memo[key] = v
-        return v
-
-    return value
-
-
-def build_records(g: Game, value, start=(0, 0)):
-    """The records a complete book of the start value needs: each strategy walked from the start
-    (the owner's best move, every reply of the opponent), one record per canonical key."""
-    v0 = value(*start)
-    plans = {FIRST: [(0, 2)], SECOND: [(1, 0)], DRAW: [(0, 1), (1, 1)]}[v0]
-    recs = {}
-    for owner, thr in plans:
-        seen, stack = set(), [start]
-        while stack:
-            f, s = stack.pop()
-            if (f, s) in seen or g.result(f, s) is not None:
-                continue
-            seen.add((f, s))
-            mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
-            kids = g.moves(f, s)
-            if mover == owner:
-                ranked = sorted(kids, key=lambda c: RANK[value(*g.play(f, s, c))],
-                                reverse=owner == 0)
-                c = ranked[0]
-                r = RANK[value(*g.play(f, s, c))]
-                assert (r >= thr) if owner == 0 else (r <= thr)
-                key, p = g.canonical(f, s)
-                recs.setdefault(key, (p[c], CODE[value(f, s)]))
-                kids = [c]
-            for c in kids:
-                stack.append(g.play(f, s, c))
-    return v0, recs
-
-
-def book_bytes(g: Game, value, recs, *, start_cells=(), header_patch=None, partial=False):
-    """Serialise a book exactly as docs/book-format.md lays it out."""
-    f = s = 0
-    for i, c in enumerate(start_cells):
-        if i % 2 == 0:
-            f |= 1 << c
-        else:
-            s |= 1 << c
-    header = {"format": "pndb-book", "format_version": 1, "pndb_version": "test",
-              "game": g.game, "rules": g.rules_json(),
-              "start": {"moves": "".join(g.name(c) for c in start_cells),
-                        "cells": list(start_cells), "first": f, "second": s},
-              "value": value, "partial": partial, "records": len(recs), "record_size": 18}
-    if header_patch:
-        header_patch(header)
-    hj = json.dumps(header).encode()
-    body = b"".join(struct.pack(">QQBB", kf, ks, m, v) for (kf, ks), (m, v) in sorted(recs.items()))
-    return b"PNBOOK\x00\x01" + struct.pack(">I", len(hj)) + hj + body
-
-
-def compress(data: bytes) -> bytes:
-    return zstandard.ZstdCompressor(write_checksum=True).compress(data)
-
-
-def write(tmp_path, name, data: bytes) -> Path:
-    p = tmp_path / name
-    p.write_bytes(compress(data))
-    return p
-
-
-def replay(g: Game, cells):
-    f = s = 0
-    for c in cells:
-        assert c in g.moves(f, s), f"reported line is not legal play at {g.name(c)}"
-        f, s = g.play(f, s, c)
-    return f, s
-
-
-# --------------------------------------------------------------------------------------------
-# Fixtures: solved small games
-# --------------------------------------------------------------------------------------------
-
-def mnk(m, n, k):
-    return Game(f"mnk:{m},{n},{k}", m, n, k_in_a_row(m, n, k), grid_symmetries(m, n))
-
-
-def connect4(w, h):
-    mirror = [[r * w + c for r in range(h) for c in range(w)],
-              [r * w + (w - 1 - c) for r in range(h) for c in range(w)]]
-    return Game(f"connect4:{w}x{h}", w, h, k_in_a_row(w, h, 4), mirror, gravity=True)
-
-
-class Solved:
-    def __init__(self, g, start_cells=()):
-        self.g = g
-        self.value_fn = solve(g)
-        self.start_cells = tuple(start_cells)
-        self.start = replay(g, start_cells)
-        self.value, self.recs = build_records(g, self.value_fn, self.start)
-
-    def bytes(self, recs=None, **kw):
-        return book_bytes(self.g, kw.pop("value", self.value), self.recs if recs is None else recs,
-                          start_cells=self.start_cells, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -595,3 +379,305 @@ def test_cli_exit_codes_without_traceback(ttt, tmp_path):
         assert r.returncode == code
         assert "Traceback" not in r.stderr
         assert len((r.stdout + r.stderr).strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Bounded decompression
+# --------------------------------------------------------------------------------------------
+
+HUGE = 3 << 30  # what a 99 KB book declared in issue 12 (item 7)
+
+
+def huge_book(path, size_in_frame: bool) -> None:
+    """A book whose header declares no records and whose frame holds 3 GiB of zeros after the
+    header (about 100 KB compressed); the frame states its content size or leaves it out."""
+    head = verify_books.book_bytes(mnk(3, 3, 3), DRAW, {})
+    cobj = zstandard.ZstdCompressor(level=1, write_checksum=True).compressobj(
+        size=len(head) + HUGE if size_in_frame else -1)
+    chunk = bytes(64 << 20)
+    parts = [cobj.compress(head)] + [cobj.compress(chunk) for _ in range(HUGE // len(chunk))]
+    path.write_bytes(b"".join(parts) + cobj.flush())
+
+
+@pytest.mark.parametrize("size_in_frame", [True, False])
+def test_huge_content_is_refused_in_bounded_memory(tmp_path, size_in_frame):
+    """The verifier reads the header first and decompresses no more than it declares: the 3 GiB
+    are refused with a one-line reason, in a process that may not map more than 1 GiB."""
+    p = tmp_path / "huge.pnbook"
+    huge_book(p, size_in_frame)
+    assert p.stat().st_size < 200_000
+    script = ("import resource, sys; sys.path.insert(0, sys.argv[1]); import verify; "
+              "rep = verify.verify_file(sys.argv[2]); "
+              "print(rep.exit_code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); "
+              "print(rep.message)")
+    r = subprocess.run([sys.executable, "-c", script, str(TOOLS), str(p)], capture_output=True,
+                       text=True, timeout=300,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)))
+    assert r.returncode == 0, r.stderr
+    first, message = r.stdout.splitlines()
+    code, max_rss_kb = map(int, first.split())
+    assert code == 2
+    assert max_rss_kb < 150_000
+    want = f"the zstandard frame holds {HUGE} record bytes" if size_in_frame else "more than 0 record bytes"
+    assert want in message and "header declares 0 records" in message
+
+
+def test_frame_and_header_bounds(ttt, tmp_path):
+    data = ttt.bytes()
+    body = len(ttt.recs) * 18
+    z = compress(data)
+    cases = [
+        (zstandard.ZstdCompressor(write_checksum=False).compress(data), "no content checksum"),
+        (z[:-4], "truncated"),  # the checksum cut off
+        (z[:-2], "frame ends early"),  # all content there, the frame unfinished
+        (z + b"junk", "corrupt book"),
+        (compress(b"PNBOOK\x00\x01" + struct.pack(">I", (16 << 20) + 1) + b"{}"), "16 MiB"),
+        (compress(data + b"\x00" * 18), f"the zstandard frame holds {body + 18} record bytes"),
+        (zstandard.ZstdCompressor(write_checksum=True, write_content_size=False).compress(
+            data + b"\x00" * 18), f"more than {body} record bytes"),
+    ]
+    for raw, want in cases:
+        p = tmp_path / "f.pnbook"
+        p.write_bytes(raw)
+        rep = run(p)
+        assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
+        assert "\n" not in rep.message
+
+
+# --------------------------------------------------------------------------------------------
+# Format version 2: pairing certificates
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ttt2():
+    """Tic-tac-toe's drawing strategies by minimax, cut short wherever a pairing holds."""
+    return verify_books.certified_by_minimax(mnk(3, 3, 3))
+
+
+@pytest.fixture(scope="module")
+def m444():
+    """mnk:4,4,4 (a draw; too big for a test's minimax): every line ends in a pairing."""
+    return verify_books.certified_by_search(mnk(4, 4, 4), 4)
+
+
+def cell_of(g: Game, name: str) -> int:
+    return (int(name[1:]) - 1) * g.width + ord(name[0]) - 97
+
+
+def stones(g: Game, x: int) -> str:
+    return " ".join(g.name(c) for c in range(g.n) if x >> c & 1)
+
+
+def reached_key(g: Game, line):
+    f, s = replay(g, line)
+    return g.canonical(f, s)[0]
+
+
+def symmetries_to(g: Game, f, s, key):
+    """The symmetries that take the board (f, s) to the canonical key."""
+    img = lambda p, x: sum(1 << p[i] for i in range(g.n) if x >> i & 1)  # noqa: E731
+    return [p for p in g.symmetries if (img(p, f), img(p, s)) == key]
+
+
+def tamper(b, change):
+    """The first certificate (by key) that ``change(key, defender, pairs)`` turns into a new
+    payload, and that payload."""
+    for key, (kind, payload) in sorted(b.certs.items()):
+        new = change(key, *verify_books.payload_pairing(payload))
+        if new is not None:
+            return key, new
+    pytest.fail("no certificate to tamper with")
+
+
+def run_with(tmp_path, b, key, payload, kind=1, recs=None):
+    certs = dict(b.certs)
+    certs[key] = (kind, payload)
+    return run(write(tmp_path, "t.pnbook", b.bytes(recs, certs=certs)))
+
+
+@pytest.mark.parametrize("which", ["ttt2", "m444"])
+def test_certified_draw_books_verify(which, request, tmp_path, capsys):
+    b = request.getfixturevalue(which)
+    p = write(tmp_path, "c.pnbook", b.bytes())
+    rep = run(p)
+    assert rep.exit_code == 0, rep.message
+    assert rep.format_version == 2 and rep.certificates == len(b.certs)
+    assert rep.certificates_used >= len(b.certs) > 0  # every certificate ends a line
+    assert verify.main([str(p)]) == 0
+    assert f"{len(b.certs)} certificates" in capsys.readouterr().out
+    # the certificates carry the proof: the same records without them leave holes
+    rep = run(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
+    assert rep.exit_code == 1 and rep.hole is not None
+
+
+@pytest.mark.parametrize("which", ["ttt2", "m444"])
+def test_pair_removed_leaves_a_pattern_uncovered(which, request, tmp_path):
+    b = request.getfixturevalue(which)
+    g = b.g
+
+    def drop(key, d, pairs):
+        for i in range(len(pairs)):
+            rest = pairs[:i] + pairs[i + 1:]
+            if verify_books.uncovered_patterns(g, *key, d, rest):
+                return verify_books.pairing_payload(d, rest)
+
+    key, payload = tamper(b, drop)
+    rep = run_with(tmp_path, b, key, payload)
+    assert rep.exit_code == 1, rep.message
+    assert "invalid pairing certificate" in rep.message and rep.hole_moves in rep.message
+    assert reached_key(g, rep.hole) == key
+    # the pattern named (on the board of the reported line) is one the remaining pairs miss
+    named = re.search(r"pattern ((?:[a-z]\d+ )+)holds no pair", rep.message).group(1).split()
+    f, s = replay(g, rep.hole)
+    d, rest = verify_books.payload_pairing(payload)
+    missed = [set(p) for p in verify_books.uncovered_patterns(g, *key, d, rest)]
+    assert any({p[cell_of(g, n)] for n in named} in missed for p in symmetries_to(g, f, s, key))
+
+
+@pytest.mark.parametrize("damage, want", [
+    ("occupied", r"pair \(\w+, \w+\): (\w+) is occupied"),
+    ("off-grid", r"cell 200 is off the \d+-cell grid"),
+    ("same-cell", r"a pair needs two different cells"),
+    ("shared", r"pair \(\w+, \w+\) and pair \(\w+, \w+\) share (\w+)"),
+])
+@pytest.mark.parametrize("which", ["ttt2", "m444"])
+def test_broken_pair_is_named_at_its_position(which, damage, want, request, tmp_path):
+    b = request.getfixturevalue(which)
+    g = b.g
+
+    def breaking(key, d, pairs):
+        x, y = pairs[0]
+        occupied = (key[0] | key[1]).bit_length() - 1
+        if damage == "occupied":
+            pairs = [(occupied, y)] + pairs[1:]
+        elif damage == "off-grid":
+            pairs = [(200, y)] + pairs[1:]
+        elif damage == "same-cell":
+            pairs = [(x, x)] + pairs[1:]
+        elif len(pairs) >= 2:
+            pairs = [pairs[0], (pairs[1][0], x)] + pairs[2:]
+        else:
+            return None
+        return verify_books.pairing_payload(d, pairs)
+
+    key, payload = tamper(b, breaking)
+    rep = run_with(tmp_path, b, key, payload)
+    assert rep.exit_code == 1, rep.message
+    assert "invalid pairing certificate" in rep.message
+    assert reached_key(g, rep.hole) == key
+    m = re.search(want, rep.message)
+    assert m, rep.message
+    if damage == "occupied":  # the cell named is occupied on the board of the reported line
+        f, s = replay(g, rep.hole)
+        assert (f | s) >> cell_of(g, m.group(1)) & 1
+
+
+@pytest.mark.parametrize("which", ["ttt2", "m444"])
+def test_defender_flipped(which, request, tmp_path):
+    b = request.getfixturevalue(which)
+
+    def flip(key, d, pairs):
+        if verify_books.uncovered_patterns(b.g, *key, 3 - d, pairs):
+            return verify_books.pairing_payload(3 - d, pairs)
+
+    key, payload = tamper(b, flip)
+    rep = run_with(tmp_path, b, key, payload)
+    assert rep.exit_code == 1 and "holds no pair" in rep.message
+    assert reached_key(b.g, rep.hole) == key
+
+
+def test_record_value_must_include_the_certificate(m444, tmp_path):
+    key = sorted(m444.certs)[0]
+    recs = dict(m444.recs)
+    recs[key] = (recs[key][0], 0)  # unknown: does not contradict the claim, but says less
+    rep = run(write(tmp_path, "u.pnbook", m444.bytes(recs)))
+    assert rep.exit_code == 1 and "record value unknown does not include" in rep.message
+    assert reached_key(m444.g, rep.hole) == key
+
+
+def test_certificate_proving_the_wrong_thing_is_ignored(ttt, tmp_path):
+    """After X on b2 the first player could hold the draw by a pairing; the second player's
+    strategy, which answers b2, needs the first player not to win, so the certificate is checked
+    there but the walk goes on with the record's move."""
+    g = ttt.g
+    key = g.canonical(*g.play(0, 0, 4))[0]
+    pairs = verify_books.find_pairing(g, *key, 1)
+    assert pairs is not None and key in ttt.recs
+    cert = {key: (1, verify_books.pairing_payload(1, pairs))}
+    rep = run(write(tmp_path, "w.pnbook", ttt.bytes(certs=cert)))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates == 1 and rep.certificates_used == 0
+    recs = dict(ttt.recs)
+    recs[key] = (verify_books.NO_MOVE, recs[key][1])
+    rep = run(write(tmp_path, "x.pnbook", ttt.bytes(recs, certs=cert)))
+    assert rep.exit_code == 1 and "no move" in rep.message
+    assert "certificate proves second-wont-win, not what this strategy needs" in rep.message
+    assert rep.hole == [4]
+
+
+def test_pairing_in_a_game_with_gravity(c4, tmp_path):
+    rep = run(write(tmp_path, "g.pnbook", c4.bytes(certs={(0, 0): (1, b"\x02")})))
+    assert rep.exit_code == 1 and "gravity" in rep.message and rep.hole == []
+
+
+def test_kind_2_is_not_checked(ttt, m444, tmp_path, capsys):
+    """A Connect Four certificate (kind 2) proves nothing to this verifier: the walk goes on with
+    the record's move, and where there is none that is a hole."""
+    g = ttt.g
+    key = g.canonical(*g.play(0, 0, 4))[0]
+    p = write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\x02\x03")}))
+    rep = run(p)
+    assert rep.exit_code == 0, rep.message
+    assert [n for n in rep.notes if "certificate kind 2 is not checked by this verifier" in n]
+    assert verify.main([str(p)]) == 0
+    assert "certificate kind 2 is not checked by this verifier" in capsys.readouterr().err
+    key = sorted(m444.certs)[0]
+    rep = run_with(tmp_path, m444, key, m444.certs[key][1], kind=2)
+    assert rep.exit_code == 1 and rep.notes
+    assert any(reached_key(m444.g, rep.hole[:i]) == key for i in range(len(rep.hole) + 1))
+
+
+def test_certificate_table_structure(m444, tmp_path):
+    """Structural damage to the table is a damaged file (exit 2), named by certificate and
+    position."""
+    b, g = m444, m444.g
+    entries = verify_books.certificate_entries(b.certs)
+    keys = sorted(b.certs)
+    where = lambda key: f"first {stones(g, key[0])}, second {stones(g, key[1])}"  # noqa: E731
+
+    def entry(i, kind=None, payload=None, length=None):
+        k = keys[i]
+        kind0, payload0 = b.certs[k]
+        payload = payload0 if payload is None else payload
+        body = verify_books.certificate_entry(k, kind0 if kind is None else kind, payload)
+        if length is not None:
+            body = body[:17] + struct.pack(">H", length) + body[19:]
+        return body
+
+    last = len(keys) - 1
+    no_record = {k: v for k, v in b.recs.items() if k != keys[1]}
+    cases = [
+        (dict(cert_entries=[entries[1], entries[0]] + entries[2:]), "certificate 1", "sorts before"),
+        (dict(cert_entries=[entries[0], entries[0]] + entries[2:]), "certificate 1", "repeats the key"),
+        (dict(cert_entries=entries[:1] + [entry(1, payload=b.certs[keys[1]][1] + b"\x00")] + entries[2:]),
+         where(keys[1]), "1 + 2P"),
+        (dict(cert_entries=entries[:last] + [entry(last, length=len(b.certs[keys[last]][1]) + 2)]),
+         where(keys[last]), "runs past the end"),
+        (dict(cert_entries=entries[:1] + [entry(1, kind=7)] + entries[2:]), where(keys[1]), "unknown kind 7"),
+        (dict(cert_entries=entries[:1] + [entry(1, payload=b"\x00" + b.certs[keys[1]][1][1:])] + entries[2:]),
+         where(keys[1]), "defender byte 0"),
+        (dict(recs=no_record, cert_entries=entries), where(keys[1]), "has no record"),
+        (dict(cert_entries=entries, header_patch=lambda h: h.update(certificates=h["certificates"] + 1)),
+         "certificate", "runs past their end"),
+        (dict(cert_entries=entries, header_patch=lambda h: h.update(certificates=h["certificates"] - 1)),
+         "bytes follow the last", "certificates"),
+        (dict(cert_entries=entries, header_patch=lambda h: h.update(certificate_bytes=h["certificate_bytes"] + 1)),
+         "record and certificate bytes", "header declares"),
+        (dict(cert_entries=entries, header_patch=lambda h: h.update(format_version=1)), "format_version", "magic"),
+        (dict(cert_entries=entries, header_patch=lambda h: h.pop("certificate_bytes")), "certificate_bytes", ""),
+    ]
+    for kw, *wants in cases:
+        recs = kw.pop("recs", b.recs)
+        rep = run(write(tmp_path, "s.pnbook", verify_books.book_bytes(g, DRAW, recs, **kw)))
+        assert rep.exit_code == 2, (wants, rep.message)
+        assert all(w in rep.message for w in wants), (wants, rep.message)

@@ -13,14 +13,23 @@ Usage::
 
     python tools/verify.py BOOK [--quiet]
 
+It reads format versions 1 and 2.  In version 2 a position may be decided by a certificate:
+kind 1 (pairing) is checked here from the format's definition wherever a strategy walk reaches
+it; kind 2 (Connect Four rule sets) is not checked, and proves nothing to this verifier.
+Decompression is bounded: the header is read first (at most 16 MiB), then no more than the size
+it declares.
+
 Exit codes:
 
 * 0 -- the book proves its value from its start position;
 * 1 -- the book is well formed but is not a proof of what it claims: a hole (no record, an
   illegal book move, a line that ends on the wrong side of the value, a record whose value code
-  contradicts the claim), a partial book, or rules that are not those of the named game;
-* 2 -- the file is not a readable book: not zstandard / bad magic, truncated or corrupt, malformed
-  header or rules data (including a listed "symmetry" that is not one), unknown format version.
+  contradicts the claim, an invalid certificate on a line), a partial book, or rules that are
+  not those of the named game;
+* 2 -- the file is not a readable book: not zstandard / bad magic, no content checksum,
+  truncated or corrupt, content longer or shorter than the header declares, malformed header or
+  rules data (including a listed "symmetry" that is not one), unknown format version, a damaged
+  certificate table (order, a key without a record, an unknown kind, a malformed payload).
 
 Tests import it (``sys.path`` insert of ``tools/``) and call :func:`verify_file` or :func:`main`.
 """
@@ -34,15 +43,22 @@ import re
 import struct
 import sys
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import zstandard
 
-MAGIC = b"PNBOOK\x00\x01"
-FORMAT_VERSION = 1
+MAGIC_PREFIX = b"PNBOOK"
+MAGIC_VERSIONS = {b"\x00\x01": 1, b"\x00\x02": 2}  # the magic's last two bytes -> format version
+MAX_HEADER = 16 << 20  # the longest header a reader accepts (book-format.md, "Format version 2")
+CHUNK = 1 << 20  # decompression step: one chunk is held at a time while the size is checked
 RECORD_SIZE = 18
 NO_MOVE = 255
+CERT_HEAD = 19  # key (16), kind (1), payload length (2)
+KIND_PAIRING, KIND_CONNECT4 = 1, 2
+MASK64 = (1 << 64) - 1
 
 # Outcomes, ordered as in the book format: second-wins < draw < first-wins.
 SECOND_WINS, DRAW, FIRST_WINS = 0, 1, 2
@@ -89,6 +105,10 @@ class Report:
     seconds: float = 0.0
     hole: list[int] | None = None
     hole_moves: str | None = None
+    format_version: int = 1
+    certificates: int = 0  # in the book (format version 2)
+    certificates_used: int = 0  # times a valid certificate ended a line of a strategy
+    notes: list[str] = field(default_factory=list)  # what was not checked, one line each
 
     @property
     def rate(self) -> float:
@@ -514,6 +534,9 @@ class Engine:
             for c in pat:
                 by_cell[c].append(m)
         self.pats_by_cell = [tuple(x) for x in by_cell]
+        # (mask, cells) in a fixed order, so that a message names the same pattern every run
+        self.patterns_in_order = [(sum(1 << c for c in cells), cells)
+                                  for cells in sorted(sorted(p) for p in rules.patterns)]
         self.canon = _make_canon(rules.symmetries, self.n)
         self.inverse = []
         for p in rules.symmetries:
@@ -585,6 +608,22 @@ class Engine:
 # Reading the file
 # --------------------------------------------------------------------------------------------
 
+class Pairing(NamedTuple):
+    """A kind 1 certificate's payload (book-format.md, "Kind 1: pairing")."""
+
+    defender: int  # 1: the first player defends, 2: the second player
+    pairs: tuple  # ((x, y), ...) cells of the canonical orientation
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """One certificate of a version 2 book; ``pairing`` is set for kind 1 only (other kinds are
+    kept unread)."""
+
+    kind: int
+    pairing: Pairing | None
+
+
 @dataclass
 class Book:
     header: dict
@@ -592,12 +631,23 @@ class Book:
     keys: list  # canonical keys as ints (first << 64 | second), ascending
     moves: bytes
     values: bytes
+    version: int = 1
+    certificates: dict = field(default_factory=dict)  # canonical key -> Certificate
 
 
-def read_book(path) -> Book:
-    """Decompress, check the layout byte by byte, parse the header and rules; raise BookError
-    (exit 2) with a one-line message on anything that is not a well-formed book, and NotProven
-    (exit 1) for a partial book."""
+class Layout(NamedTuple):
+    """What the magic and the header say about the decompressed content."""
+
+    version: int
+    header: dict
+    body_start: int  # 12 + L
+    size: int  # 12 + L + 18 * N (+ B in version 2): the whole decompressed content
+
+
+def read_compressed(path) -> tuple[bytes, zstandard.FrameParameters]:
+    """The file's bytes and its zstandard frame parameters.  A frame without a content checksum
+    is refused up front (book-format.md, "Layout": the frame has one), so that every byte the
+    verifier reads has been checked against it."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
@@ -607,59 +657,163 @@ def read_book(path) -> Book:
         params = zstandard.get_frame_parameters(raw)
     except zstandard.ZstdError:
         raise BookError("not a book: the file is not a zstandard frame") from None
-    dobj = zstandard.ZstdDecompressor().decompressobj()
-    try:
-        data = dobj.decompress(raw)
-    except zstandard.ZstdError as e:
-        raise BookError(f"corrupt book: {e}") from None
-    if not dobj.eof:
-        raise BookError("truncated book: the zstandard frame ends early")
-    if dobj.unused_data:
-        raise BookError(f"corrupt book: {len(dobj.unused_data)} bytes follow the zstandard frame")
-    if len(data) < 12 or data[:6] != MAGIC[:6]:
-        raise BookError("not a book: bad magic (expected PNBOOK)")
-    if data[6:8] != MAGIC[6:8]:
-        raise BookError(f"unknown book layout: magic version bytes {data[6:8].hex()} (expected 0001)")
     if not params.has_checksum:
         raise BookError("corrupt book: the zstandard frame has no content checksum")
-    (hlen,) = struct.unpack(">I", data[8:12])
-    if 12 + hlen > len(data):
+    return raw, params
+
+
+def _read_exact(reader, n: int) -> bytes:
+    """Up to n bytes from a stream reader (fewer only where the content ends)."""
+    parts, got = [], 0
+    while got < n:
+        chunk = reader.read(min(n - got, CHUNK))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def read_head(reader) -> Layout:
+    """Read the magic, L and the header from the stream, and the size they declare.
+
+    Why streaming: the content's size is known only from the header, and a hostile frame may
+    decompress to gigabytes; reading at most 12 + 16 MiB before the header is checked bounds
+    what a file can make the verifier allocate (book-format.md, "Format version 2")."""
+    head = _read_exact(reader, 12)
+    if len(head) < 12:
+        raise BookError(f"truncated book: the content ends after {len(head)} bytes, before the "
+                        f"magic and the header length")
+    if head[:6] != MAGIC_PREFIX:
+        raise BookError("not a book: bad magic (expected PNBOOK)")
+    version = MAGIC_VERSIONS.get(head[6:8])
+    if version is None:
+        raise BookError(f"unknown book layout: magic version bytes {head[6:8].hex()} "
+                        f"(this verifier reads 0001 and 0002)")
+    (hlen,) = struct.unpack(">I", head[8:12])
+    if hlen > MAX_HEADER:
+        raise BookError(f"malformed header: header length {hlen} bytes is over the 16 MiB limit")
+    text = _read_exact(reader, hlen)
+    if len(text) < hlen:
         raise BookError(f"truncated book: header length {hlen} runs past the end of the data")
     try:
-        header = json.loads(data[12:12 + hlen].decode("utf-8"))
+        header = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise BookError(f"malformed header: not UTF-8 JSON ({e})") from None
     if not isinstance(header, dict):
         raise BookError("malformed header: not a JSON object")
+    return Layout(version, header, 12 + hlen, 12 + hlen + declared_body_size(header, version))
+
+
+def declared_body_size(header: dict, version: int) -> int:
+    """18 * N, plus B in version 2: the bytes that follow the header (book-format.md)."""
     if header.get("format") != "pndb-book":
         raise BookError(f"malformed header: format is {header.get('format')!r}, not 'pndb-book'")
     fv = header.get("format_version")
-    if fv != FORMAT_VERSION:
-        raise BookError(f"unknown format_version {fv!r} (this verifier reads version {FORMAT_VERSION})")
-    for k in ("game", "rules", "start", "value", "partial", "records", "record_size"):
+    if fv not in MAGIC_VERSIONS.values():
+        raise BookError(f"unknown format_version {fv!r} (this verifier reads versions 1 and 2)")
+    if fv != version:
+        raise BookError(f"malformed header: format_version {fv!r} does not match the magic "
+                        f"(version bytes 000{version})")
+    for k in ("records", "record_size"):
         if k not in header:
             raise BookError(f"malformed header: missing {k!r}")
-    if not isinstance(header["game"], str):
-        raise BookError("malformed header: game is not a string")
     if header["record_size"] != RECORD_SIZE:
         raise BookError(f"malformed header: record_size {header['record_size']!r}, expected 18")
     if not _is_int(header["records"]) or header["records"] < 0:
         raise BookError("malformed header: records is not a non-negative integer")
+    size = header["records"] * RECORD_SIZE
+    if version == 2:
+        for k in ("certificates", "certificate_bytes"):
+            if not _is_int(header.get(k)) or header[k] < 0:
+                raise BookError(f"malformed header: {k} is not a non-negative integer")
+        size += header["certificate_bytes"]
+    return size
+
+
+def body_size_message(layout: Layout, got: str) -> str:
+    """One line comparing what follows the header with what the header declares."""
+    h = layout.header
+    want = f"{h['records']} records = {h['records'] * RECORD_SIZE} bytes"
+    if layout.version == 2:
+        want += f", {h['certificates']} certificates in {h['certificate_bytes']} bytes"
+    what = "record bytes" if layout.version == 1 else "record and certificate bytes"
+    return f"corrupt book: {got} {what}, the header declares {want}"
+
+
+def check_declared_size(params: zstandard.FrameParameters, layout: Layout) -> None:
+    """A frame that states its content size must state the size the header declares."""
+    cs = params.content_size
+    if cs in (zstandard.CONTENTSIZE_UNKNOWN, zstandard.CONTENTSIZE_ERROR) or cs == layout.size:
+        return
+    if cs < layout.body_start:
+        raise BookError(f"corrupt book: the zstandard frame declares {cs} bytes of content, fewer "
+                        f"than the {layout.body_start} of the magic and the header")
+    raise BookError(body_size_message(layout, f"the zstandard frame holds {cs - layout.body_start}"))
+
+
+def check_body_length(reader, layout: Layout) -> None:
+    """Decompress the rest in chunks, counting: exactly size - (12 + L) bytes must follow the
+    header.  Nothing beyond one byte past the declared size is ever decompressed, and only one
+    chunk is held at a time."""
+    want = layout.size - layout.body_start
+    got = 0
+    while got <= want:
+        chunk = reader.read(min(want + 1 - got, CHUNK))
+        if not chunk:
+            break
+        got += len(chunk)
+    if got > want:
+        raise BookError(body_size_message(layout, f"more than {want}"))
+    if got < want:
+        raise BookError(body_size_message(layout, str(got)))
+
+
+def decompress_checked(raw: bytes) -> bytes:
+    """The whole content, once :func:`check_body_length` has shown that the frame yields exactly
+    the declared size (so this cannot allocate more).  This pass is the one that sees the end of the
+    frame: the content checksum verified, nothing missing after the content, nothing after the
+    frame -- a stream reader stops silently where its input ends."""
+    dobj = zstandard.ZstdDecompressor().decompressobj()
+    data = dobj.decompress(raw)
+    if not dobj.eof:
+        raise BookError("truncated book: the zstandard frame ends early (its checksum is missing)")
+    if dobj.unused_data:
+        raise BookError(f"corrupt book: {len(dobj.unused_data)} bytes follow the zstandard frame")
+    return data
+
+
+def decompress_book(path) -> tuple[Layout, bytes]:
+    """Decompress a book with the bound of book-format.md: the magic and header first (at most
+    16 MiB), then no more than the size the header declares; anything else is a BookError."""
+    raw, params = read_compressed(path)
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw)
+        layout = read_head(reader)
+        check_declared_size(params, layout)
+        check_body_length(reader, layout)
+        return layout, decompress_checked(raw)
+    except zstandard.ZstdError as e:
+        raise BookError(f"corrupt book: {e}") from None
+
+
+def check_header(header: dict) -> None:
+    """The header fields the proof relies on (book-format.md, "Header")."""
+    for k in ("game", "rules", "start", "value", "partial"):
+        if k not in header:
+            raise BookError(f"malformed header: missing {k!r}")
+    if not isinstance(header["game"], str):
+        raise BookError("malformed header: game is not a string")
     if not isinstance(header["partial"], bool):
         raise BookError("malformed header: partial is not true/false")
     allowed = PARTIAL_VALUES if header["partial"] else set(CLAIMS)
     if not isinstance(header["value"], str) or header["value"] not in allowed:
         raise BookError(f"malformed header: value {header['value']!r} is not one of "
                         f"{', '.join(sorted(allowed))}")
-    body = data[12 + hlen:]
-    if len(body) != header["records"] * RECORD_SIZE:
-        raise BookError(f"corrupt book: {len(body)} record bytes, header says {header['records']} "
-                        f"records = {header['records'] * RECORD_SIZE} bytes")
-    if header["partial"]:
-        raise NotProven(f"not a complete proof: partial book (exported from an unsolved database; "
-                        f"value so far {header['value']})")
-    rules = rules_from_json(header["rules"])
 
+
+def parse_records(body: bytes) -> tuple[list, bytes, bytes]:
+    """Keys, moves and value codes of the records; keys strictly ascending, codes 0..5."""
     rec = np.frombuffer(body, dtype=np.dtype([("f", ">u8"), ("s", ">u8"), ("m", "u1"), ("v", "u1")]))
     f, s = rec["f"], rec["s"]
     if len(rec) > 1:
@@ -672,9 +826,84 @@ def read_book(path) -> Book:
     bad = np.nonzero(rec["v"] > 5)[0]
     if len(bad):
         raise BookError(f"corrupt book: record {int(bad[0])} has value code {int(rec['v'][bad[0]])}")
-    fl, sl = f.tolist(), s.tolist()
-    keys = [(a << 64) | b for a, b in zip(fl, sl)]
-    return Book(header, rules, keys, rec["m"].tobytes(), rec["v"].tobytes())
+    keys = [(a << 64) | b for a, b in zip(f.tolist(), s.tolist())]
+    return keys, rec["m"].tobytes(), rec["v"].tobytes()
+
+
+def position_name(rules: Rules, key: int) -> str:
+    """A canonical key as the stones of each player (certificates are read before any walk, so
+    no line of moves leads to them yet)."""
+    f, s = key >> 64, key & MASK64
+    stones = lambda x: " ".join(rules.cell_name(c) for c in range(64) if (x >> c) & 1) or "none"  # noqa: E731
+    return f"canonical position: first {stones(f)}, second {stones(s)}"
+
+
+def parse_pairing(payload: bytes, where: str) -> Pairing:
+    """A kind 1 payload: the defender (1 or 2), then P pairs, n = 1 + 2P bytes."""
+    if len(payload) % 2 != 1:
+        raise BookError(f"corrupt book: {where}: a kind 1 payload of {len(payload)} bytes is not "
+                        f"1 + 2P bytes")
+    if payload[0] not in (1, 2):
+        raise BookError(f"corrupt book: {where}: defender byte {payload[0]} is neither 1 (first "
+                        f"player) nor 2 (second player)")
+    return Pairing(payload[0], tuple(zip(payload[1::2], payload[2::2])))
+
+
+def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dict:
+    """The certificate table of a version 2 book, checked for structure only (book-format.md,
+    "Format version 2"): C certificates filling exactly B bytes, keys strictly ascending, each
+    with a record, a known kind, and for kind 1 a payload of 1 + 2P bytes with a defender byte.
+    Whether a certificate holds is checked where the walk reaches it."""
+    certs = {}
+    pos, prev = 0, -1
+    for i in range(count):
+        if pos + CERT_HEAD > len(blob):
+            raise BookError(f"corrupt book: certificate {i} of {count} starts at byte {pos} of the "
+                            f"{len(blob)} certificate bytes and runs past their end")
+        kf, ks, kind, n = struct.unpack_from(">QQBH", blob, pos)
+        key = (kf << 64) | ks
+        where = f"certificate {i} ({position_name(rules, key)})"
+        if pos + CERT_HEAD + n > len(blob):
+            raise BookError(f"corrupt book: {where}: its payload of {n} bytes runs past the end of "
+                            f"the certificate bytes")
+        payload = blob[pos + CERT_HEAD:pos + CERT_HEAD + n]
+        pos += CERT_HEAD + n
+        if key <= prev:
+            raise BookError(f"corrupt book: {where} {'repeats the key of' if key == prev else 'sorts before'}"
+                            f" certificate {i - 1} (keys must be strictly ascending)")
+        prev = key
+        j = bisect.bisect_left(keys, key)
+        if j == len(keys) or keys[j] != key:
+            raise BookError(f"corrupt book: {where} has no record")
+        if kind == KIND_PAIRING:
+            certs[key] = Certificate(kind, parse_pairing(payload, where))
+        elif kind == KIND_CONNECT4:
+            certs[key] = Certificate(kind, None)
+        else:
+            raise BookError(f"corrupt book: {where} has unknown kind {kind}")
+    if pos != len(blob):
+        raise BookError(f"corrupt book: {len(blob) - pos} bytes follow the last of the {count} "
+                        f"certificates")
+    return certs
+
+
+def read_book(path) -> Book:
+    """Decompress (bounded), check the layout byte by byte, parse the header, rules, records and
+    certificates; raise BookError (exit 2) with a one-line message on anything that is not a
+    well-formed book, and NotProven (exit 1) for a partial book."""
+    layout, data = decompress_book(path)
+    header = layout.header
+    check_header(header)
+    if header["partial"]:
+        raise NotProven(f"not a complete proof: partial book (exported from an unsolved database; "
+                        f"value so far {header['value']})")
+    rules = rules_from_json(header["rules"])
+    rec_end = layout.body_start + header["records"] * RECORD_SIZE
+    keys, moves, values = parse_records(data[layout.body_start:rec_end])
+    certs = {}
+    if layout.version == 2:
+        certs = parse_certificates(data[rec_end:], header["certificates"], keys, rules)
+    return Book(header, rules, keys, moves, values, layout.version, certs)
 
 
 def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
@@ -718,6 +947,145 @@ def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
 
 
 # --------------------------------------------------------------------------------------------
+# Certificates (format version 2)
+# --------------------------------------------------------------------------------------------
+
+# What a valid pairing proves, by defender: the second player defending, the first does not win;
+# the first player defending, the second does not win (book-format.md, "Kind 1: pairing").
+PAIRING_PROVES = {1: 5, 2: 4}  # defender -> value code (second-wont-win, first-wont-win)
+
+
+class CertificateInvalid(Exception):
+    """A certificate reached by a walk does not hold; the message says why (exit code 1)."""
+
+
+def check_no_gravity(rules: Rules) -> None:
+    """Rule 1 of a pairing: with gravity a reply on the paired cell may not be possible."""
+    if rules.gravity:
+        raise CertificateInvalid("the game has gravity; a pairing needs a game without gravity")
+
+
+def pairs_on_board(eng: Engine, pairs, inv) -> list[tuple[int, int]]:
+    """The pairs, given in the canonical orientation, as cells of the board as it stands.
+
+    Why map instead of checking the canonical position: the symmetry maps the rules onto
+    themselves, so the certificate holds on one exactly when it holds on the other
+    (book-format.md, "Format version 2"), and on the board as it stands every cell named in a
+    message is a cell of the line of moves the message reports."""
+    for x, y in pairs:
+        for c in (x, y):
+            if c >= eng.n:
+                raise CertificateInvalid(f"pair ({x}, {y}): cell {c} is off the {eng.n}-cell grid")
+    return [(inv[x], inv[y]) for x, y in pairs]
+
+
+def check_pair_cells(rules: Rules, f: int, s: int, pairs) -> None:
+    """Rule 2 of a pairing: every cell playable and empty, x != y, no cell in two pairs."""
+    occupied = f | s
+    pair_of: dict[int, str] = {}
+    for x, y in pairs:
+        name = f"pair ({rules.cell_name(x)}, {rules.cell_name(y)})"
+        for c in (x, y):
+            if c not in rules.cells:
+                raise CertificateInvalid(f"{name}: {rules.cell_name(c)} is not a playable cell")
+            if (occupied >> c) & 1:
+                raise CertificateInvalid(f"{name}: {rules.cell_name(c)} is occupied")
+        if x == y:
+            raise CertificateInvalid(f"{name}: a pair needs two different cells")
+        for c in (x, y):
+            if c in pair_of:
+                raise CertificateInvalid(f"{pair_of[c]} and {name} share {rules.cell_name(c)}")
+            pair_of[c] = name
+
+
+def check_patterns_covered(eng: Engine, f: int, s: int, defender: int, pairs) -> None:
+    """Rule 3 of a pairing: every win pattern without a defender's stone holds a whole pair.
+
+    The rules' minimal live patterns suffice: a pattern with a non-playable cell can never be
+    completed, and a pattern that contains a minimal one holds that one's pair whenever it holds
+    no defender's stone itself."""
+    defended = f if defender == 1 else s
+    masks = [(1 << x) | (1 << y) for x, y in pairs]
+    for mask, cells in eng.patterns_in_order:
+        if mask & defended:
+            continue
+        if not any(mask & m == m for m in masks):
+            names = " ".join(eng.rules.cell_name(c) for c in cells)
+            raise CertificateInvalid(f"pattern {names} holds no pair")
+
+
+def check_pairing(eng: Engine, f: int, s: int, pairing: Pairing, inv) -> None:
+    """Raise CertificateInvalid unless the pairing holds at the position (f, s), the board as it
+    stands, reached through the symmetry whose inverse is ``inv``."""
+    check_no_gravity(eng.rules)
+    pairs = pairs_on_board(eng, pairing.pairs, inv)
+    check_pair_cells(eng.rules, f, s, pairs)
+    check_patterns_covered(eng, f, s, pairing.defender, pairs)
+
+
+def check_record_includes(code: int, proven: int) -> None:
+    """The record of a certificate's key includes what the certificate proves (book-format.md,
+    "Format version 2"): its interval lies inside the proven one."""
+    lo, hi = CODE_INTERVAL[code]
+    plo, phi = CODE_INTERVAL[proven]
+    if lo < plo or hi > phi:
+        raise CertificateInvalid(f"record value {CODE_NAME[code]} does not include what its "
+                                 f"certificate proves ({CODE_NAME[proven]})")
+
+
+class CertificateChecker:
+    """Applies a version 2 book's certificates during the strategy walks (book-format.md,
+    "Walking a version 2 book"): a reached certificate is checked; a valid one that proves what
+    the strategy needs ends the line; one that proves something else is ignored there.  Kinds
+    this verifier does not check (kind 2, Connect Four) prove nothing here and are counted."""
+
+    def __init__(self, eng: Engine, certs: dict):
+        self.eng = eng
+        self.certs = certs
+        self.valid: set[int] = set()  # keys already checked (validity is the same for every walk)
+        self.used = 0  # times a certificate ended a line
+        self.unchecked: Counter = Counter()  # kind -> positions reached with such a certificate
+
+    def decides(self, key: int, f: int, s: int, k: int, code: int, owner: int, thr: int) -> bool:
+        """True when a valid certificate at this position ends the line of ``owner``'s strategy,
+        which must force at least (owner 0) or at most (owner 1) the outcome ``thr``."""
+        cert = self.certs.get(key)
+        if cert is None:
+            return False
+        if cert.kind != KIND_PAIRING:
+            self.unchecked[cert.kind] += 1
+            return False
+        if key not in self.valid:
+            try:
+                check_pairing(self.eng, f, s, cert.pairing, self.eng.inverse[k])
+            except CertificateInvalid as e:
+                raise CertificateInvalid(f"invalid pairing certificate: {e}") from None
+            self.valid.add(key)
+        proven = PAIRING_PROVES[cert.pairing.defender]
+        check_record_includes(code, proven)
+        lo, hi = CODE_INTERVAL[proven]
+        if (lo >= thr) if owner == 0 else (hi <= thr):
+            self.used += 1
+            return True
+        return False
+
+    def why_not(self, key: int) -> str:
+        """Why a certificate at this position did not end the line (for a hole's message)."""
+        cert = self.certs.get(key)
+        if cert is None:
+            return ""
+        if cert.kind != KIND_PAIRING:
+            return f"; its certificate kind {cert.kind} is not checked by this verifier"
+        return (f"; its certificate proves {CODE_NAME[PAIRING_PROVES[cert.pairing.defender]]}, "
+                f"not what this strategy needs")
+
+    def notes(self) -> list[str]:
+        """One line per certificate kind that was reached but not checked."""
+        return [f"certificate kind {kind} is not checked by this verifier ({n} positions reached "
+                f"with one; taken as proving nothing)" for kind, n in sorted(self.unchecked.items())]
+
+
+# --------------------------------------------------------------------------------------------
 # The proof walk
 # --------------------------------------------------------------------------------------------
 
@@ -741,16 +1109,19 @@ def _unwind(path) -> list[int]:
     return out
 
 
-def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: str) -> int:
+def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: str,
+                  checker: CertificateChecker) -> int:
     """Check one player's strategy from the start: the book's move where ``owner`` is to move,
     every legal reply elsewhere; every line must end with an outcome >= thr (owner first) or
-    <= thr (owner second).  Returns the number of positions checked; raises Hole.
+    <= thr (owner second), or at a certificate that proves as much.  Returns the number of
+    positions checked; raises Hole.
 
     Actual positions are walked (so a hole can be reported as the moves that lead to it); checked
     positions are remembered by canonical key, since the game tree is a DAG and symmetric
     positions have the same subtree up to the symmetry.  Iterative DFS: lines can be 64 deep and
     books have millions of positions."""
     keys, moves, values = book.keys, book.moves, book.values
+    certified = book.certificates
     nrec = len(keys)
     canon, inverse, pats_by_cell = eng.canon, eng.inverse, eng.pats_by_cell
     cellmask, cap, n = eng.cellmask, eng.cap, eng.n
@@ -794,13 +1165,19 @@ def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: s
                     raise Hole(path, f"record value contradicts claim: the record says "
                                      f"{CODE_NAME[code]} on a line where the {who}'s strategy must "
                                      f"force {need} (book claims {claim})")
+                if key in certified:
+                    try:
+                        if checker.decides(key, f, s, k, code, owner, thr):
+                            continue
+                    except CertificateInvalid as e:
+                        raise Hole(path, str(e)) from None
             if mover == owner:
                 if not has:
                     raise Hole(path, f"no record: the {who} is to move and the book has no move here")
                 m = moves[i]
                 if m == NO_MOVE:
                     raise Hole(path, f"no move: the record for this {who}-to-move position stores no "
-                                     f"move (255)")
+                                     f"move (255){checker.why_not(key)}")
                 if m >= n:
                     raise Hole(path, f"illegal book move: stored move {m} is off the {n}-cell grid")
                 c = inverse[k][m]
@@ -845,7 +1222,8 @@ def verify_book(book: Book, progress=None) -> Report:
     position, and the proof of its value."""
     h = book.header
     game, claim = h["game"], h["value"]
-    rep = Report(False, 1, "", game=game, value=claim, records=len(book.keys))
+    rep = Report(False, 1, "", game=game, value=claim, records=len(book.keys),
+                 format_version=book.version, certificates=len(book.certificates))
     ref = reference_rules(game)
     if ref is not None:
         diffs = compare_rules(ref, book.rules, game)
@@ -853,6 +1231,7 @@ def verify_book(book: Book, progress=None) -> Report:
             raise NotProven("rules are not those of the named game: " + "; ".join(diffs))
     check_symmetries(book.rules)
     eng = Engine(book.rules)
+    checker = CertificateChecker(eng, book.certificates)
     f0, s0, start_cells = check_start(book, eng)
     if claim == "first-wins":
         plans = [(0, FIRST_WINS)]
@@ -867,8 +1246,9 @@ def verify_book(book: Book, progress=None) -> Report:
             progress(f"checking the {PLAYER_NAME[owner]}'s strategy "
                      f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})")
         try:
-            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim)
+            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker)
         except Hole as hole:
+            rep.certificates_used, rep.notes = checker.used, checker.notes()
             line = start_cells + _unwind(hole.path)
             rep.positions = total + hole.nodes
             rep.seconds = time.perf_counter() - t0
@@ -877,6 +1257,7 @@ def verify_book(book: Book, progress=None) -> Report:
             rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
             return rep
     rep.ok, rep.exit_code = True, 0
+    rep.certificates_used, rep.notes = checker.used, checker.notes()
     rep.positions = total
     rep.seconds = time.perf_counter() - t0
     rep.message = f"proven: {game} is {claim}"
@@ -903,6 +1284,11 @@ def main(argv=None) -> int:
     rep = verify_file(a.book, progress)
     stats = (f"{rep.positions} positions checked in {rep.seconds:.2f} s "
              f"({rep.rate:,.0f} positions/s), {rep.records} records")
+    if rep.format_version == 2:
+        stats += f", {rep.certificates} certificates ({rep.certificates_used} ended a line)"
+    if not a.quiet:
+        for note in rep.notes:
+            print(f"note: {note}", file=sys.stderr)
     # The verdict (proven or not) goes to stdout; a file that is not a readable book is an error
     # on stderr, like pndb's own CLI errors.
     if rep.exit_code == 0:
