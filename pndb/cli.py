@@ -78,8 +78,11 @@ class Cli(click.Group):
         except click.exceptions.UsageError as e:
             hint = f"; `{e.ctx.command_path} --help` explains" if e.ctx else ""
             fail(f"{e.format_message().rstrip('.')}{hint}")
-        except click.exceptions.Abort:  # end of input at a prompt, or Ctrl-C there
-            fail("no more input", 130 if sys.stdin.isatty() else 2)
+        except click.exceptions.Abort as e:  # click's word for Ctrl-C, or for the end of input
+            if isinstance(e.__cause__ or e.__context__, KeyboardInterrupt):
+                click.echo("interrupted", err=True)
+                sys.exit(130)
+            fail("no more input")
         except click.ClickException as e:
             fail(e.format_message(), e.exit_code)
         except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from pndb.values import (
     NO_MOVE,
     PROOF_FACT,
     TERMINAL,
+    Fact,
     Status,
     combine,
     good_for,
@@ -104,15 +105,45 @@ def node_problem(game, key, rec):
     return None
 
 
-def proof_problem(game, key, proof):
-    """What is wrong with a proof record on its own, or None."""
-    if not (0 <= proof.lo <= proof.hi <= 2):
-        return f"proof record {key.hex()}: impossible interval {proof.lo, proof.hi}"
+def decided_good(status, fact):
+    """True when a status the rules give decides ``fact``'s question the way it needs."""
+    if status == Status.ONGOING:
+        return False
+    v = status_value(status)
+    return good_for(v.lo, v.hi, fact)
+
+
+def proof_problem(view, key, proof):
+    """What is wrong with a proof record, or None. A record holds the strategy owner's move for
+    each question it proves (the owner is the player to move); its interval must be exactly what
+    those proofs establish, and each move must be one step of a proof: after it, the game is won
+    as needed, or every reply leads to a position that is decided so by the rules or has a
+    proof record with a move for the same question. By induction over the finite game, a proof
+    table that passes this everywhere proves every record in it."""
+    game = view.game
     pos = game.position(key)
-    legal = game.legal_moves(pos) if game.status(pos) == Status.ONGOING else []
-    for move in (proof.move0, proof.move1):
-        if move != NO_MOVE and move not in legal:
+    if game.status(pos) != Status.ONGOING:
+        return f"proof record {key.hex()}: the game is over there"
+    facts = [Fact(q, game.first_to_move(pos)) for q in (0, 1) if proof.move(q) != NO_MOVE]
+    lo, hi = 0, 2
+    for fact in facts:
+        lo, hi = max(lo, fact.interval[0]), min(hi, fact.interval[1])
+    if not facts or (proof.lo, proof.hi) != (lo, hi):
+        return f"proof record {key.hex()}: interval {proof.lo, proof.hi} is not what its moves prove"
+    legal = game.legal_moves(pos)
+    for fact in facts:
+        move = proof.move(fact.q)
+        if move not in legal:
             return f"proof record {key.hex()}: move {move} is not legal there"
+        child = game.play(pos, move)
+        if decided_good(game.status(child, early=True), fact):
+            continue
+        if game.status(child) != Status.ONGOING:
+            return f"proof record {key.hex()}: move {move} ends the game the wrong way"
+        replies = view.children(game.key(child))
+        for k, st in zip(replies.keys, replies.statuses):
+            if not decided_good(st, fact) and proof_move(view, k, fact) is None:
+                return f"proof record {key.hex()}: after move {move}, reply {k.hex()} has no proof"
     return None
 
 
@@ -169,7 +200,7 @@ def check_store(store, game):
                 report.problem(f"parent link: {problem}")
             linked.add((bytes(child), bytes(parent)))
         for key, proof in view.proofs():
-            problem = key_problem(game, key) or proof_problem(game, key, proof)
+            problem = key_problem(game, key) or proof_problem(view, key, proof)
             if problem:
                 report.problem(problem)
         for key, rec in view.nodes():
