@@ -25,6 +25,13 @@ from pndb.values import INF, Value
 
 DEFAULT_INNER_NODES = 10_000
 DEFAULT_INNER_MB = 256
+DEFAULT_MEMORY_MB = 1024
+SLACK_MB = 48  # a checkpoint's write buffers, the update heap, Python's own garbage
+MIN_CACHE_MB = 8
+
+
+class SettingsError(ValueError):
+    """Settings that cannot work together (a memory budget too small for the rest); one line."""
 
 
 class SolveResult(NamedTuple):
@@ -57,12 +64,26 @@ def as_game(game):
     return load_game(game) if isinstance(game, str) else game
 
 
-def make_search(store, game, inner_nodes, inner_mb):
-    from pndb.cache import NodeCache
+def make_search(store, game, inner_nodes, inner_mb, memory_mb):
+    """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
+    quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
+    process already holds (its code and the game's tables) and some slack."""
+    from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
     from pndb.inner import InnerSolver
 
-    inner = InnerSolver(game, inner_nodes, inner_mb) if inner_nodes else None
-    return Search(NodeCache(store), game, inner=inner)
+    if inner_mb is None:
+        inner_mb = min(DEFAULT_INNER_MB, memory_mb // 4)
+    inner_mb = inner_mb if inner_nodes else 0
+    base_mb = anonymous_memory_bytes() / 2**20
+    cache_mb = memory_mb - base_mb - inner_mb - SLACK_MB
+    if cache_mb < MIN_CACHE_MB:
+        need = int(base_mb + inner_mb + SLACK_MB + MIN_CACHE_MB) + 1
+        raise SettingsError(
+            f"a memory budget of {memory_mb} MB is too small here: this solve needs at least {need} MB"
+        )
+    cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
+    inner = InnerSolver(game, inner_nodes, max(1, inner_mb)) if inner_nodes else None
+    return Search(cache, game, inner=inner)
 
 
 def solve(
@@ -73,13 +94,15 @@ def solve(
     max_nodes=None,
     target="value",
     inner_nodes=DEFAULT_INNER_NODES,
-    inner_mb=DEFAULT_INNER_MB,
+    inner_mb=None,
+    memory_mb=DEFAULT_MEMORY_MB,
     should_stop=None,
     on_progress=None,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
-    ``db`` (default db/<game>.lmdb), resuming what it holds. ``should_stop()`` is polled between
-    steps; ``on_progress`` gets a search.Progress every few seconds."""
+    ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
+    anonymous memory (the inner table included). ``should_stop()`` is polled between steps;
+    ``on_progress`` gets a search.Progress every few seconds."""
     g = as_game(game)
     pos, cells = g.parse_moves(moves)
     root = g.key(pos)
@@ -88,7 +111,7 @@ def solve(
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
-        search = make_search(store, g, inner_nodes, inner_mb)
+        search = make_search(store, g, inner_nodes, inner_mb, memory_mb)
         try:
             outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
         finally:
@@ -113,7 +136,7 @@ def best_moves(store, game, pos, value):
 
 def solve_positions(
     game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
-    inner_nodes=DEFAULT_INNER_NODES, inner_mb=DEFAULT_INNER_MB, should_stop=None,
+    inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, should_stop=None,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
     without ``db``); yields a PositionResult each. The limits apply to each position."""
@@ -121,7 +144,7 @@ def solve_positions(
     roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         with open_for_game(db or os.path.join(tmp, "positions.lmdb"), g, writer=True) as store:
-            search = make_search(store, g, inner_nodes, inner_mb)
+            search = make_search(store, g, inner_nodes, inner_mb, memory_mb)
             limits = Limits(max_seconds, max_nodes, target)
             try:
                 for text, root in roots:
@@ -175,9 +198,12 @@ def status(db):
             "root_dn_first_avoids_loss": rec.dn1 if rec else 1,
             **counts,
             "db_bytes": store.file_bytes(),
+            "db_bytes_per_node": round(store.file_bytes() / max(1, counts["nodes"])),
             "checkpoints": meta.get("checkpoints", 0),
             "expansions": meta.get("expansions", 0),
             "seconds": meta.get("seconds", 0.0),
+            "memory_mb": meta.get("memory_mb", 0.0),  # of the last solve, at its last checkpoint
+            "memory_budget_mb": meta.get("memory_budget_mb", 0.0),
         }
 
 

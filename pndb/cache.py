@@ -6,20 +6,41 @@ one LMDB transaction, so the database always holds a consistent DAG. Reads that 
 to a read view of the last checkpoint, renewed at each checkpoint (a read transaction pins pages:
 it must not live long).
 
-Eviction: when more than ``limit`` records are held after a checkpoint, the clean records are
-dropped (dirty ones never exist right after a checkpoint).
+Eviction by use: every record read or written since the last checkpoint is "recent"; when more
+than ``limit`` records are held after a checkpoint, only the recent ones stay (the top of the DAG
+and the paths the search walks are read at every step, so they stay hot). With a memory budget,
+the process's anonymous memory is sampled at each checkpoint, and the limit shrinks while it is
+over the budget: the budget, not an estimate of record sizes, has the last word.
 """
 
 from dataclasses import dataclass, field
 
 from pndb.values import EMPTY_PROOF
 
+RECORD_BYTES = 400  # a cached Node with its key and dict slot, measured at about 330 bytes
+
+
+def anonymous_memory_bytes():
+    """The process's anonymous resident memory (RssAnon): what it holds itself, without the pages
+    of the database file that the kernel maps in and may drop at any time. 0 where unknown."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) << 10
+    except OSError:
+        pass
+    return 0
+
 
 @dataclass
 class NodeCache:
     store: object
-    limit: int = 500_000  # node records kept in memory between checkpoints (~150 MB)
+    limit: int = 500_000  # node records kept in memory after a checkpoint
+    budget_bytes: int = 0  # anonymous memory the process may use; 0: no budget
     records: dict = field(default_factory=dict)
+    recent: set = field(default_factory=set)  # keys read or written since the last checkpoint
+    memory_bytes: int = 0  # anonymous memory at the last checkpoint
     dirty: set = field(default_factory=set)
     new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
     new_proofs: dict = field(default_factory=dict)  # key -> Proof not yet committed
@@ -35,11 +56,13 @@ class NodeCache:
             rec = self.view.node(key)
             if rec is not None:
                 self.records[key] = rec
+        self.recent.add(key)
         return rec
 
     def put(self, key, node):
         self.records[key] = node
         self.dirty.add(key)
+        self.recent.add(key)
 
     def link(self, child, parent):
         self.new_links.setdefault(child, []).append(parent)
@@ -71,9 +94,19 @@ class NodeCache:
         self.dirty.clear()
         self.new_links.clear()
         self.new_proofs.clear()
-        if len(self.records) > self.limit:
-            self.records.clear()
+        self.evict()
         self.view = self.store.view()
+
+    def evict(self):
+        """Keep the records used since the last checkpoint when there are too many; shrink the
+        limit while the process is over its memory budget."""
+        self.memory_bytes = anonymous_memory_bytes()
+        if self.budget_bytes and self.memory_bytes > self.budget_bytes:
+            self.limit = max(1000, int(min(self.limit, len(self.records)) * 0.7))
+        if len(self.records) > self.limit:
+            keep = [k for k in self.recent if k in self.records][: self.limit]
+            self.records = {k: self.records[k] for k in keep}
+        self.recent = set()
 
     def close(self):
         """Drop the read view; changes since the last checkpoint are not written."""

@@ -8,7 +8,6 @@ stderr with exit code 2.
 import json
 import math
 import os
-import resource
 import signal
 import sys
 from contextlib import contextmanager
@@ -18,7 +17,7 @@ import click
 from pndb import __version__
 
 DEFAULT_INNER_NODES = 10_000
-DEFAULT_INNER_MB = 256
+DEFAULT_MEMORY_MB = 1024
 MAX_INNER_NODES = 1 << 40
 MAX_ERROR_CHARS = 300
 
@@ -58,11 +57,12 @@ def user_errors():
     """The exceptions that are the user's input, not a defect: one line, exit 2."""
     import lmdb
 
+    from pndb.api import SettingsError
     from pndb.book import BookError, ExportError
     from pndb.games import GameError, MoveError
     from pndb.store import StoreError
 
-    return (GameError, MoveError, StoreError, BookError, ExportError), lmdb.Error
+    return (GameError, MoveError, StoreError, BookError, ExportError, SettingsError), lmdb.Error
 
 
 class Cli(click.Group):
@@ -170,19 +170,6 @@ def show(game, moves):
             click.echo(f"  {g.move_name(move):>4}  {value.name}")
 
 
-def memory_mb():
-    """Anonymous resident memory of this process in MB: what the solve itself holds, without the
-    pages of the database file that the kernel maps in and may drop at any time."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def report_progress(p):
     """One progress line on stderr for a search.Progress."""
     from pndb import api
@@ -192,7 +179,7 @@ def report_progress(p):
     click.echo(
         f"[{p.seconds:7.1f}s] {QUESTIONS[p.question]} root pn {pn} dn {dn}  nodes {p.nodes}  "
         f"{p.expansions / max(p.seconds, 1e-9):.0f} expansions/s  db {p.db_bytes / 1e6:.1f} MB  "
-        f"memory {memory_mb():.0f} MB",
+        f"memory {p.memory_bytes / 2**20:.0f} of {p.budget_bytes / 2**20:.0f} MB",
         err=True,
     )
 
@@ -236,9 +223,17 @@ def stop_on_signals():
 @click.option(
     "--inner-mb",
     type=click.IntRange(min=1, max=physical_mb()),
-    default=DEFAULT_INNER_MB,
+    help="Memory of the inner solver's transposition table, in MB [default: a quarter of --memory, "
+    "at most 256].",
+)
+@click.option(
+    "--memory",
+    "memory_mb",
+    type=click.IntRange(min=64, max=physical_mb()),
+    default=DEFAULT_MEMORY_MB,
     show_default=True,
-    help="Memory of the inner solver's transposition table, in MB (at most this machine's memory).",
+    help="Memory budget of the whole solve in MB (node cache, inner table, buffers); the database on "
+    "disk may grow far beyond it.",
 )
 @click.option(
     "--positions",
@@ -246,7 +241,9 @@ def stop_on_signals():
     help="Solve every start position of this file (a move string per line) and print a line each.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb, positions, quiet):
+def solve(
+    game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, positions, quiet
+):
     """Solve GAME (from the position after --moves) with proof-number search.
 
     The search DAG is kept in an LMDB database; stopping (a limit, Ctrl-C, a kill) loses at most
@@ -265,7 +262,7 @@ def solve(game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb
     g = load_game(game)
     options = dict(
         max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
-        inner_nodes=inner_nodes, inner_mb=inner_mb,
+        inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb,
     )  # fmt: skip
     if positions:
         solve_positions(g, positions, db, options)

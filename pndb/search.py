@@ -39,6 +39,8 @@ class Progress(NamedTuple):
     nodes: int  # stored, as of the last checkpoint
     expansions: int  # in this run
     db_bytes: int
+    memory_bytes: int  # anonymous memory of the process at the last checkpoint
+    budget_bytes: int  # what it may use (0: no budget)
 
 
 class Outcome(NamedTuple):
@@ -186,6 +188,8 @@ class Search:
                 "checkpoints": base["checkpoints"] + checkpoints,
                 "seconds": round(base["seconds"] + time.monotonic() - start, 3),
                 "expansions": base["expansions"] + self.expansions - expansions_before,
+                "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
+                "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
             }
 
         self.ensure_root(root)
@@ -215,6 +219,8 @@ class Search:
                         nodes=self.cache.stored_counts()["nodes"],
                         expansions=self.expansions - expansions_before,
                         db_bytes=self.cache.store.file_bytes(),
+                        memory_bytes=self.cache.memory_bytes,
+                        budget_bytes=self.cache.budget_bytes,
                     )
                 )
                 last_progress = now
