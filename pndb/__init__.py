@@ -13,6 +13,7 @@ _API = {
     "status": "pndb.api",
     "check": "pndb.api",
     "export": "pndb.api",
+    "compact": "pndb.api",
     "verify": "pndb.api",
     "open_book": "pndb.api",
     "load_game": "pndb.games",

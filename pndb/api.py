@@ -225,6 +225,18 @@ def export(db, path=None, partial=False):
     return ExportResult(out, header, os.path.getsize(out))
 
 
+def compact(db):
+    """Drop what the decided parts of the DAG no longer need and shrink the file (pndb.compact)."""
+    from pndb.compact import compact as compact_store
+
+    path = str(db)
+    with open_db(path) as (reader, game):
+        spec = reader.path
+    reader.close()
+    with open_for_game(spec, game, writer=True) as store:
+        return compact_store(store, game)
+
+
 def verify(book, progress=None):
     """Check a book with the independent verifier (tools/verify.py): its report (.ok,
     .exit_code, .message, .hole_moves, ...)."""

@@ -100,6 +100,9 @@ class Cli(click.Group):
             fail(f"the database is damaged ({str(e).splitlines()[0]})")
         except MemoryError:
             fail("not enough memory (try a smaller --inner-mb)")
+        except BrokenPipeError:  # the reader of our output has gone (`pndb ... | head`)
+            sys.stdout = open(os.devnull, "w")
+            sys.exit(1)
         except OSError as e:
             where = f" {e.filename}" if e.filename else ""
             fail(f"cannot use{where}: {e.strerror or e}")
@@ -380,6 +383,24 @@ def export(db, output, partial):
     click.echo(
         f"{r.path}: {h['game']} {h['value']}{' (partial)' if partial else ''}, "
         f"{h['records']} positions, {r.bytes} bytes"
+    )
+
+
+@main.command()
+@click.argument("db", type=click.Path())
+def compact(db):
+    """Compact the database DB: keep the open part of the search, turn what is decided into the
+    strategy moves a book needs, and shrink the file. Values, books and resuming are unchanged.
+
+    Example: pndb compact db/qango6-castle.lmdb
+    """
+    from pndb import api
+
+    r = api.compact(db)
+    click.echo(
+        f"{db}: nodes {r.nodes_before} -> {r.nodes_after}, parent links {r.links_before} -> {r.links_after}, "
+        f"proof records {r.proof_records_before} -> {r.proof_records_after}, "
+        f"{r.bytes_before / 1e6:.1f} MB -> {r.bytes_after / 1e6:.1f} MB"
     )
 
 

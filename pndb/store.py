@@ -105,15 +105,18 @@ class Store:
             if self.file_bytes() < needed:
                 self.close()
                 raise StoreError(f"{self.path}/data.mdb is truncated ({self.file_bytes()} of {needed} bytes)")
-            self.meta = self.env.open_db(b"meta", create=writer)
-            self.nodes = self.env.open_db(b"nodes", create=writer)
-            self.parents = self.env.open_db(b"parents", dupsort=True, dupfixed=True, create=writer)
-            self.proof = self.env.open_db(b"proof", create=writer)
+            self.open_tables(create=writer)
         except lmdb.Error as e:
             self.close()
             raise StoreError(
                 f"{self.path} is not a readable pndb database ({str(e).splitlines()[0]})"
             ) from None
+
+    def open_tables(self, create):
+        self.meta = self.env.open_db(b"meta", create=create)
+        self.nodes = self.env.open_db(b"nodes", create=create)
+        self.parents = self.env.open_db(b"parents", dupsort=True, dupfixed=True, create=create)
+        self.proof = self.env.open_db(b"proof", create=create)
 
     def close(self):
         env = getattr(self, "env", None)
@@ -144,16 +147,20 @@ class Store:
 
     # ------------------------------------------------------------ writing
 
-    def commit(self, nodes=(), links=(), proofs=(), meta=None):
+    def commit(self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=()):
         """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
 
         ``nodes``: (key, Node); ``links``: (child, parent); ``proofs``: (key, Proof);
-        ``meta``: name -> JSON value.
+        ``meta``: name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first.
         """
         nodes, links, proofs = list(nodes), list(links), list(proofs)
         while True:
             try:
                 with self.env.begin(write=True) as txn:
+                    for key in drop_nodes:
+                        txn.delete(key, db=self.nodes)
+                    for child, parent in drop_links:
+                        txn.delete(child, parent, db=self.parents)
                     pack = NODE.pack
                     for key, rec in nodes:
                         txn.put(key, pack(*rec), db=self.nodes)
@@ -172,6 +179,24 @@ class Store:
                 if free_bytes(self.path) < LOW_SPACE_BYTES:
                     raise disk_full_error(self.path) from None
                 raise
+
+    def compact_file(self):
+        """Rewrite data.mdb without its free pages (LMDB never shrinks a file by itself): a
+        compacting copy beside it, fsynced, then renamed over it while this writer holds the
+        lock. Readers that had the old file open keep reading the old one."""
+        tmp = self.path / "compact.tmp"
+        tmp.mkdir(exist_ok=True)
+        for f in tmp.iterdir():
+            f.unlink()
+        self.env.copy(str(tmp), compact=True)
+        with open(tmp / "data.mdb", "rb") as f:
+            os.fsync(f.fileno())
+        size = max(INITIAL_MAP_BYTES, (tmp / "data.mdb").stat().st_size * 2)
+        self.env.close()
+        os.replace(tmp / "data.mdb", self.path / "data.mdb")
+        tmp.rmdir()
+        self.env = lmdb.open(str(self.path), map_size=size, max_dbs=4, lock=True)
+        self.open_tables(create=True)
 
 
 class ReadView:

@@ -1,0 +1,83 @@
+"""`pndb compact`: drop what a decided part of the DAG no longer needs, and shrink the file.
+
+Once a node's value is exact, the search never enters it again, and what the book needs of its
+subtree is only the strategy: the owner's move at each owner-to-move position. Compaction keeps
+the open part of the DAG (every node reachable from the root through nodes whose value is not
+exact) and its frontier (the exact nodes that open nodes lead to); writes the strategies the
+frontier nodes' values need into the proof table, as the moves an export would write; turns the
+frontier nodes into decided leaves; deletes every other node and every parent link that no longer
+joins two kept, expanded-to-child nodes; and rewrites the database file without its free pages.
+
+Afterwards `check` holds (each decided leaf has its proof, each proof record is one step of a
+proof), export writes the same value's book, and a resumed solve goes on from the open part.
+"""
+
+from typing import NamedTuple
+
+from pndb.book import STRATEGIES, StrategyWalker
+from pndb.values import EMPTY_PROOF, EXPANDED
+
+
+class CompactReport(NamedTuple):
+    nodes_before: int
+    nodes_after: int
+    links_before: int
+    links_after: int
+    proof_records_before: int
+    proof_records_after: int
+    bytes_before: int
+    bytes_after: int
+
+
+def open_part(view, root):
+    """(kept keys, frontier keys): nodes reachable through non-exact nodes, and the exact ones."""
+    keep, frontier = set(), set()
+    stack = [root]
+    while stack:
+        key = stack.pop()
+        if key in keep:
+            continue
+        keep.add(key)
+        rec = view.node(key)
+        if rec is None:
+            continue
+        if rec.value.exact:
+            frontier.add(key)
+        elif rec.expanded:
+            stack.extend(view.children(key).keys)
+    return keep, frontier
+
+
+def compact(store, game):
+    """Compact the database of ``store`` (opened as the writer); returns a CompactReport."""
+    bytes_before = store.file_bytes()
+    with store.view(game) as view:
+        counts = view.counts()
+        root_hex = view.meta("root")
+        if root_hex is None:
+            return CompactReport(0, 0, 0, 0, 0, 0, bytes_before, bytes_before)
+        keep, frontier = open_part(view, bytes.fromhex(root_hex))
+        walker = StrategyWalker(view)
+        proofs = {}
+        leaves = []
+        for key in frontier:
+            rec = view.node(key)
+            if rec.terminal:
+                continue
+            for fact in STRATEGIES[rec.value]:
+                for k, (move, _) in walker.strategy(key, fact).items():
+                    old = proofs.get(k) or view.proof(k) or EMPTY_PROOF
+                    proofs[k] = old.with_fact(fact, move)
+            if rec.expanded:
+                leaves.append((key, rec._replace(flags=rec.flags & ~EXPANDED)))
+        expanded = keep - frontier
+        drop_nodes = [k for k, _ in view.nodes() if k not in keep]
+        drop_links = [(c, p) for c, p in view.links() if c not in keep or p not in expanded]
+    store.commit(nodes=leaves, proofs=proofs.items(), drop_nodes=drop_nodes, drop_links=drop_links)
+    store.compact_file()
+    with store.view() as view:
+        after = view.counts()
+    return CompactReport(
+        counts["nodes"], after["nodes"], counts["parent_links"], after["parent_links"],
+        counts["proof_records"], after["proof_records"], bytes_before, store.file_bytes(),
+    )  # fmt: skip
