@@ -278,7 +278,108 @@ def order_moves(a, b, t, moves, out):
 
 
 @nb.njit(cache=True)
-def cover_by_pairs(sets, n, budget, pairs, start):
+def private_pairs_possible(sets, n, cov, used):
+    """A necessary condition for covering the uncovered sets with disjoint pairs off ``used``.
+
+    Two sets whose free cells (not in ``used``) meet in at most one cell cannot share a pair.
+    Take greedily, fewest free cells first, a family of uncovered sets that pairwise meet in at
+    most one free cell: each needs two cells of its own. That is a bipartite b-matching (each
+    set twice, each cell once), grown by augmenting paths; when it falls short, no pairing
+    exists. (On the empty 7 x 7 board with 5 in a row, for instance, the 32 rows, columns and
+    diagonals of length 5 or more would need 64 cells.)
+    """
+    fam = np.empty(n, np.uint64)
+    nf = 0
+    maxk = 0
+    for i in range(n):
+        if cov[i] == UNCOVERED:
+            maxk = max(maxk, popcount(sets[i] & ~used))
+    for k in range(2, maxk + 1):
+        for i in range(n):
+            if cov[i] != UNCOVERED:
+                continue
+            f = sets[i] & ~used
+            if popcount(f) != k:
+                continue
+            alone = True
+            for j in range(nf):
+                g = f & fam[j]
+                if g & (g - ONE) != ZERO:
+                    alone = False
+                    break
+            if alone:
+                fam[nf] = f
+                nf += 1
+    owner = np.full(64, -1, np.int64)
+    via = np.empty(nf, np.int64)
+    seen = np.empty(nf, np.bool_)
+    queue = np.empty(nf, np.int64)
+    parent = np.empty(64, np.int64)
+    for u in range(nf):
+        for _ in range(2):
+            seen[:] = False
+            seen[u] = True
+            queue[0] = u
+            head = 0
+            tail = 1
+            reached = ZERO
+            found = -1
+            while head < tail and found < 0:
+                v = queue[head]
+                head += 1
+                rest = fam[v] & ~reached
+                while rest != ZERO:
+                    bit = rest & (~rest + ONE)
+                    rest ^= bit
+                    reached |= bit
+                    c = lowest_cell(bit)
+                    parent[c] = v
+                    o = owner[c]
+                    if o < 0:
+                        found = c
+                        break
+                    if not seen[o]:
+                        seen[o] = True
+                        via[o] = c
+                        queue[tail] = o
+                        tail += 1
+            if found < 0:
+                return False
+            c = found
+            while True:  # flip the path: each set on it takes the cell it reached
+                v = parent[c]
+                owner[c] = v
+                if v == u:
+                    break
+                c = via[v]
+    return True
+
+
+class CoverWork(NamedTuple):
+    """Scratch arrays of cover_by_pairs, allocated once per find_pairing call."""
+
+    cov: np.ndarray  # int64[n]: depth at which each set got its pair (UNCOVERED: none yet)
+    chosen: np.ndarray  # uint64[MAX_PAIRS + 1]: the pair taken at each depth
+    opts: np.ndarray  # uint64[MAX_PAIRS + 1, MAX_OPTIONS]: the pairs to try at each depth
+    scores: np.ndarray  # int64[MAX_OPTIONS]
+    nopt: np.ndarray  # int64[MAX_PAIRS + 1]
+    idx: np.ndarray  # int64[MAX_PAIRS + 1]: the next pair to try at each depth
+
+
+@nb.njit(cache=True)
+def new_cover_work(n):
+    return CoverWork(
+        np.empty(n, np.int64),
+        np.empty(MAX_PAIRS + 1, np.uint64),
+        np.empty((MAX_PAIRS + 1, MAX_OPTIONS), np.uint64),
+        np.empty(MAX_OPTIONS, np.int64),
+        np.empty(MAX_PAIRS + 1, np.int64),
+        np.empty(MAX_PAIRS + 1, np.int64),
+    )
+
+
+@nb.njit(cache=True)
+def cover_by_pairs(sets, n, budget, pairs, start, w):
     """Depth-first search for disjoint pairs of cells such that each of the first ``n`` cell
     sets contains both cells of some pair; the pairs go into ``pairs[start:]``.
 
@@ -286,24 +387,28 @@ def cover_by_pairs(sets, n, budget, pairs, start):
     uncovered set with the fewest cells not yet in a pair (a set with two such cells has one
     choice; one with fewer, none) and tries each pair of those cells, the pairs that cover the
     most uncovered sets first. Exhaustive unless ``budget`` nodes run out: -1 with nodes left
-    means no such pairing exists.
+    means no such pairing exists. private_pairs_possible rejects hopeless sets before any node.
     """
-    cov = np.full(n, UNCOVERED, np.int64)  # depth at which each set got its pair
-    chosen = np.zeros(MAX_PAIRS + 1, np.uint64)
-    opts = np.zeros((MAX_PAIRS + 1, MAX_OPTIONS), np.uint64)
-    scores = np.zeros(MAX_OPTIONS, np.int64)
-    nopt = np.zeros(MAX_PAIRS + 1, np.int64)
-    idx = np.zeros(MAX_PAIRS + 1, np.int64)
+    cov, chosen, opts, scores, nopt, idx = w.cov, w.chosen, w.opts, w.scores, w.nopt, w.idx
+    cov[:n] = UNCOVERED
     used = ZERO
     nodes = 0
+    if not private_pairs_possible(sets, n, cov, used):  # cheap at the root; not worth it per node
+        return -1, nodes
     d = 0
     while True:
-        # select the uncovered set with the fewest free cells
+        # select the uncovered set with the fewest free cells; note the free cells that lie in
+        # two or more uncovered sets
         sel = -1
         selk = 65
+        once = ZERO
+        twice = ZERO
         for i in range(n):
             if cov[i] == UNCOVERED:
-                k = popcount(sets[i] & ~used)
+                f = sets[i] & ~used
+                twice |= once & f
+                once |= f
+                k = popcount(f)
                 if k < selk:
                     selk = k
                     sel = i
@@ -315,7 +420,21 @@ def cover_by_pairs(sets, n, budget, pairs, start):
             return d, nodes
         nopt[d] = 0
         idx[d] = 0
-        if selk >= 2 and d < MAX_PAIRS:
+        # a set with two free cells of its own takes them: no other set needs them, and the
+        # pair that would cover it otherwise only uses up cells (no branching, no loss)
+        own = ZERO
+        if selk >= 2:
+            for i in range(n):
+                if cov[i] == UNCOVERED:
+                    own = sets[i] & ~used & ~twice
+                    if popcount(own) >= 2:
+                        break
+        if popcount(own) >= 2:
+            low = own & (~own + ONE)
+            rest = own ^ low
+            opts[d, 0] = low | (rest & (~rest + ONE))
+            nopt[d] = 1
+        elif selk >= 2 and d < MAX_PAIRS:
             free = sets[sel] & ~used
             rx = free
             while rx != ZERO and nopt[d] < MAX_OPTIONS:
@@ -388,9 +507,24 @@ def find_pairing(a, b, t, defender, budget, pairs):
                 return NO_PAIRING
             sets[n] = e
             n += 1
+    # a set holding another set is covered by that set's pair: drop it (and duplicates)
+    kept = 0
+    for i in range(n):
+        redundant = False
+        for j in range(n):
+            if j != i and sets[j] & sets[i] == sets[j] and (sets[j] != sets[i] or j < i):
+                redundant = True
+                break
+        if not redundant:
+            sets[kept] = sets[i]
+            kept += 1
+    # (kept sets move down in place; a slot overwritten holds a kept set, and a set dropped
+    # holds a kept one, so every set is still compared with a subset if it has one)
+    n = kept
     comps = np.empty(n, np.uint64)
     ncomp = components_of(sets, n, comps)
     sub = np.empty(n, np.uint64)
+    w = new_cover_work(n)
     npairs = 0
     for c in range(ncomp):
         k = 0
@@ -398,7 +532,7 @@ def find_pairing(a, b, t, defender, budget, pairs):
             if sets[i] & comps[c] != ZERO:
                 sub[k] = sets[i]
                 k += 1
-        got, nodes = cover_by_pairs(sub, k, budget, pairs, npairs)
+        got, nodes = cover_by_pairs(sub, k, budget, pairs, npairs, w)
         if got < 0:
             return NO_PAIRING
         npairs += got
