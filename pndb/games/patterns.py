@@ -29,10 +29,11 @@ DEFENDER_FIRST = 1
 DEFENDER_SECOND = 2
 NO_PAIRING = -1
 MAX_PAIRS = 32  # pairs are disjoint cells of a 64-cell board
-PAIRING_BUDGET = 2000  # default search nodes for one find_pairing call
+PAIRING_BUDGET = 500  # default search nodes for one find_pairing call (bench/patterns_effect.py)
 
 MAX_OPTIONS = 120  # pairs tried for one pattern: every pair of a pattern with <= 16 free cells
 UNCOVERED = 1 << 30
+BOUND_AFTER = 16  # cover_by_pairs nodes after which the b-matching bound is worth its cost
 
 # move ordering weights: an own win beats blocking, blocking beats everything else
 OWN_WIN_SCORE = np.int64(1) << np.int64(56)
@@ -387,14 +388,14 @@ def cover_by_pairs(sets, n, budget, pairs, start, w):
     uncovered set with the fewest cells not yet in a pair (a set with two such cells has one
     choice; one with fewer, none) and tries each pair of those cells, the pairs that cover the
     most uncovered sets first. Exhaustive unless ``budget`` nodes run out: -1 with nodes left
-    means no such pairing exists. private_pairs_possible rejects hopeless sets before any node.
+    means no such pairing exists. A search still on after BOUND_AFTER nodes asks
+    private_pairs_possible whether the sets can be covered at all (that costs a few easy
+    searches, and saves many hopeless ones).
     """
     cov, chosen, opts, scores, nopt, idx = w.cov, w.chosen, w.opts, w.scores, w.nopt, w.idx
     cov[:n] = UNCOVERED
     used = ZERO
     nodes = 0
-    if not private_pairs_possible(sets, n, cov, used):  # cheap at the root; not worth it per node
-        return -1, nodes
     d = 0
     while True:
         # select the uncovered set with the fewest free cells; note the free cells that lie in
@@ -469,6 +470,8 @@ def cover_by_pairs(sets, n, budget, pairs, start, w):
         nodes += 1
         if nodes > budget:
             return -1, nodes
+        if nodes == BOUND_AFTER and not private_pairs_possible(sets, n, np.full(n, UNCOVERED, np.int64), ZERO):
+            return -1, nodes
         p = opts[d, idx[d]]
         idx[d] += 1
         chosen[d] = p
@@ -507,20 +510,6 @@ def find_pairing(a, b, t, defender, budget, pairs):
                 return NO_PAIRING
             sets[n] = e
             n += 1
-    # a set holding another set is covered by that set's pair: drop it (and duplicates)
-    kept = 0
-    for i in range(n):
-        redundant = False
-        for j in range(n):
-            if j != i and sets[j] & sets[i] == sets[j] and (sets[j] != sets[i] or j < i):
-                redundant = True
-                break
-        if not redundant:
-            sets[kept] = sets[i]
-            kept += 1
-    # (kept sets move down in place; a slot overwritten holds a kept set, and a set dropped
-    # holds a kept one, so every set is still compared with a subset if it has one)
-    n = kept
     comps = np.empty(n, np.uint64)
     ncomp = components_of(sets, n, comps)
     sub = np.empty(n, np.uint64)
