@@ -11,6 +11,7 @@ calls per second of find_pairing (both defenders, compiled loop, no Python per c
 """
 
 import argparse
+import itertools
 import os
 import sys
 import tempfile
@@ -79,11 +80,13 @@ def report(spec, games, budget, stages):
     pairing_all(ka, kb, t, budget, found)
     seconds = time.perf_counter() - start
     rate = 2 * len(ka) / seconds
-    print(f"\n{spec}: {len(ka)} positions, {2 * len(ka)} calls in {seconds:.2f} s = {rate:,.0f} calls/s, budget {budget}")
+    print(
+        f"\n{spec}: {len(ka)} positions, {2 * len(ka)} calls in {seconds:.2f} s = {rate:,.0f} calls/s, budget {budget}"
+    )
     print(f"  {'stones':>9} {'positions':>9} {'second defends':>15} {'first defends':>14}")
     count = np.array([K.popcount(a | b) for a, b in zip(ka, kb)])
     edges = np.linspace(0, count.max() + 1, stages + 1).astype(int)
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in itertools.pairwise(edges):
         sel = (count >= lo) & (count < hi)
         if sel.any():
             f = found[sel].mean(axis=0) * 100

@@ -30,14 +30,20 @@ from pndb.games import patterns as P  # noqa: E402
 ORDER = 1
 FILTER = 2
 PAIRING = 4
-SETTINGS = [("static order", 0), ("graph order", ORDER), ("+ forced/dead", ORDER | FILTER), ("+ pairings", ORDER | FILTER | PAIRING)]
+SETTINGS = [
+    ("static order", 0),
+    ("graph order", ORDER),
+    ("+ forced/dead", ORDER | FILTER),
+    ("+ pairings", ORDER | FILTER | PAIRING),
+]
 TT_BITS = 22
-EXACT, LOWER, UPPER = 0, 1, 2
 
 
 @nb.njit(cache=True)
 def tt_slot(ka, kb, mask):
-    h = ka * np.uint64(0x9E3779B97F4A7C15) ^ (kb + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xBF58476D1CE4E5B9)
+    h = ka * np.uint64(0x9E3779B97F4A7C15) ^ (kb + np.uint64(0x632BE59BD9B4E019)) * np.uint64(
+        0xBF58476D1CE4E5B9
+    )
     return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(mask))
 
 
@@ -97,17 +103,15 @@ def negamax(a, b, alpha, beta, t, knobs, tt_a, tt_b, tt_v, counter, max_nodes, b
         v = -negamax(na, nb_, -beta, -alpha, t, knobs, tt_a, tt_b, tt_v, counter, max_nodes, budget)
         if counter[1]:
             return 0
-        if v > best:
-            best = v
-        if best > alpha:
-            alpha = best
+        best = max(best, v)
+        alpha = max(alpha, best)
         if alpha >= beta:
             break
     # store what the search proved: exact inside the window, else a bound
     if best <= a0:
-        lo, hi = max(lo, -1), min(hi, best)
+        hi = min(hi, best)
     elif best >= beta:
-        lo, hi = max(lo, best), hi
+        lo = max(lo, best)
     else:
         lo, hi = best, best
     tt_a[slot] = ka
@@ -136,7 +140,9 @@ def main():
     ap.add_argument("--games", nargs="*", default=["tictactoe", "mnk:4,4,4", "mnk:5,4,4", "mnk:5,5,4"])
     ap.add_argument("--max-nodes", type=int, default=20_000_000)
     ap.add_argument("--budget", type=int, default=P.PAIRING_BUDGET, help="pairing search nodes per call")
-    ap.add_argument("--settings", nargs="*", type=int, default=range(len(SETTINGS)), help="indices into the settings")
+    ap.add_argument(
+        "--settings", nargs="*", type=int, default=range(len(SETTINGS)), help="indices into the settings"
+    )
     args = ap.parse_args()
     run("tictactoe", ORDER | FILTER | PAIRING, 1000, args.budget)  # compile outside the timing
     run("tictactoe", 0, 1000, args.budget)

@@ -145,8 +145,7 @@ def solve_subgame(a0, b0, free, masks, cap, cells, below, first_allowed, values)
                 pushed = True
                 break
             mv = cv if first else -cv
-            if mv > sbest[f]:
-                sbest[f] = mv
+            sbest[f] = max(sbest[f], mv)
             snext[f] += 1
         if not pushed:
             values[code] = sbest[f] if first else -sbest[f]
@@ -239,7 +238,9 @@ def best_over(moves, a, b, code, free, jof, pow3, values, first):
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def check_subgame(a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad):
+def check_subgame(
+    a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad
+):
     """Every decision of pndb.games.patterns at every valued position, against the values."""
     k = free.shape[0]
     pow3 = np.ones(k + 1, np.int64)
@@ -293,7 +294,11 @@ def check_subgame(a0, b0, free, masks, minimal, cap, cells, below, first_allowed
         pruned = P.prune_dead(a, b, t, legal)
         if pruned != legal:
             counts[11] += 1
-        if pruned == 0 or pruned & ~legal != 0 or best_over(pruned, a, b, code, free, jof, pow3, values, first) != mover_value:
+        if (
+            pruned == 0
+            or pruned & ~legal != 0
+            or best_over(pruned, a, b, code, free, jof, pow3, values, first) != mover_value
+        ):
             counts[12] += 1
             bad[0], bad[1] = a, b
         moves, verdict = P.forced_moves(a, b, t)
@@ -302,7 +307,10 @@ def check_subgame(a0, b0, free, masks, minimal, cap, cells, below, first_allowed
             counts[6] += 1
             for c in range(64):  # each returned move completes one of the mover's patterns
                 bit = np.uint64(1) << np.uint64(c)
-                if moves & bit != 0 and ref_terminal(own | bit, opp, masks, cap, cells, below, first_allowed) != 1:
+                if (
+                    moves & bit != 0
+                    and ref_terminal(own | bit, opp, masks, cap, cells, below, first_allowed) != 1
+                ):
                     wrong = True
         elif verdict == P.MOVER_LOSES:
             counts[7] += 1
@@ -321,7 +329,9 @@ def check_subgame(a0, b0, free, masks, minimal, cap, cells, below, first_allowed
             wrong = moves == 0 or moves & ~legal != 0
             wrong = wrong or best_over(moves, a, b, code, free, jof, pow3, values, first) != mover_value
         else:
-            wrong = (verdict == P.MOVER_WINS and mover_value != 1) or (verdict == P.MOVER_LOSES and mover_value != -1)
+            wrong = (verdict == P.MOVER_WINS and mover_value != 1) or (
+                verdict == P.MOVER_LOSES and mover_value != -1
+            )
         if wrong:
             counts[15] += 1
             bad[0], bad[1] = a, b
@@ -341,10 +351,8 @@ def check_subgame(a0, b0, free, masks, minimal, cap, cells, below, first_allowed
             if ref_terminal(opp | bit, own, masks, cap, cells, below, first_allowed) == 1:
                 blocks |= bit
         head = np.uint64(1) << np.uint64(order[0])
-        if got != legal or n != stones(legal) or (wins != 0 and head & wins == 0):
-            counts[16] += 1
-            bad[0], bad[1] = a, b
-        elif wins == 0 and blocks != 0 and head & blocks == 0:
+        misordered = (wins != 0 and head & wins == 0) or (wins == 0 and blocks != 0 and head & blocks == 0)
+        if got != legal or n != stones(legal) or misordered:
             counts[16] += 1
             bad[0], bad[1] = a, b
 
@@ -417,7 +425,13 @@ def test_every_position_of_small_boards(spec):
         assert out["pairing_first"] and out["pairing_second"] and out["dead_pruned"]
 
 
-ENDGAMES = [("mnk:5,4,4", 12, 30), ("mnk:5,5,4", 12, 30), ("qango6", 12, 40), ("qango7plus", 12, 40), ("qango7", 15, 10)]
+ENDGAMES = [
+    ("mnk:5,4,4", 12, 30),
+    ("mnk:5,5,4", 12, 30),
+    ("qango6", 12, 40),
+    ("qango7plus", 12, 40),
+    ("qango7", 15, 10),
+]
 
 
 @pytest.mark.parametrize("spec,empties,roots", ENDGAMES)
@@ -434,7 +448,12 @@ def test_random_endgames(spec, empties, roots):
             total[key] += n
     print(spec, total)
     assert total["positions"] >= 1000
-    assert total["pairing_first"] and total["pairing_second"] and total["dead_pruned"] and total["forced_narrowed"]
+    assert (
+        total["pairing_first"]
+        and total["pairing_second"]
+        and total["dead_pruned"]
+        and total["forced_narrowed"]
+    )
 
 
 def test_known_pairing_five_in_a_row():
@@ -461,7 +480,9 @@ def test_pairings_midgame_are_valid_certificates(spec):
             if p.found:
                 found += 1
                 pairs = np.array(p.pairs, np.int64).reshape(-1, 2)
-                assert certificate_ok(np.uint64(a), np.uint64(b), defender, pairs, len(pairs), masks, cells, g.gravity)
+                assert certificate_ok(
+                    np.uint64(a), np.uint64(b), defender, pairs, len(pairs), masks, cells, g.gravity
+                )
     assert (found == 0) if g.gravity else found > 10
 
 
@@ -517,5 +538,7 @@ def test_pairing_speed_and_rate():
         start = time.perf_counter()
         hits = sum(P.pairing(game, a, b, d).found for a, b in positions for d in (1, 2))
         rate = 2 * len(positions) / (time.perf_counter() - start)
-        print(f"{spec}: {hits} pairings in {2 * len(positions)} searches, {rate:.0f} searches/s (Python wrapper)")
+        print(
+            f"{spec}: {hits} pairings in {2 * len(positions)} searches, {rate:.0f} searches/s (Python wrapper)"
+        )
         assert hits > 0

@@ -10,6 +10,22 @@ Every function here is numba-compiled (``cache=True``) and takes the rules as th
 :class:`~pndb.games.kernels.Tables`, so a search can call it at every node. The Python wrappers
 at the end (:func:`pattern_graph`, :func:`pairing`, :func:`searched_moves`) are for tools and
 tests.
+
+In a search, per ongoing node (a, b):
+
+- ``moves_to_search(a, b, t)`` -> (moves, verdict): MOVER_WINS / MOVER_LOSES decide the node;
+  else only the cells of ``moves`` need children (the value over them is the node's value).
+- ``find_pairing(a, b, t, DEFENDER_SECOND, budget, pairs) >= 0``: the first player does not
+  win (disproves "first wins"); with DEFENDER_FIRST: the second player does not win (proves
+  "first at least draws"). The pairs are the book's kind-1 certificate, in the orientation of
+  (a, b): call it on the canonical position to store them.
+- ``order_moves(a, b, t, moves, out)``: the children's order.
+
+A book needs an answer to every move of the strategy's opponent. Moves dropped at a node
+where that opponent moves (a dead-cell move, a move that does not block) are not in the
+search's proof: the export has to answer them itself (a non-blocking move is answered by the
+winning cell; a dead-cell move needs a search of its own), or the search prunes only at the
+strategy owner's nodes.
 """
 
 from typing import NamedTuple
@@ -470,7 +486,9 @@ def cover_by_pairs(sets, n, budget, pairs, start, w):
         nodes += 1
         if nodes > budget:
             return -1, nodes
-        if nodes == BOUND_AFTER and not private_pairs_possible(sets, n, np.full(n, UNCOVERED, np.int64), ZERO):
+        if nodes == BOUND_AFTER and not private_pairs_possible(
+            sets, n, np.full(n, UNCOVERED, np.int64), ZERO
+        ):
             return -1, nodes
         p = opts[d, idx[d]]
         idx[d] += 1
