@@ -4,7 +4,8 @@ it decides without search (dead cells, pairing strategies, forced moves, move or
 A win pattern is *live* for a player while it holds no stone of the other player: that player
 could still complete it. The live pattern graph of a position has the live patterns of both
 players as vertices, joined when they share an empty cell. An empty cell in no live pattern is
-*dead*: a stone there can never complete, nor block, any pattern.
+*dead*: a stone there can never complete, nor block, any pattern. (Patterns are the game's
+minimal ones, ``t.win_masks``: a pattern holding another one is only ever completed after it.)
 
 Every function here is numba-compiled (``cache=True``) and takes the rules as the game's
 :class:`~pndb.games.kernels.Tables`, so a search can call it at every node. The Python wrappers
