@@ -19,6 +19,7 @@ import zstandard
 from pndb import __version__
 from pndb.games import GameError, game_from_rules, shown
 from pndb.games import kernels as K
+from pndb.games.spec import is_int
 from pndb.search import STATUS_INTERVAL, VALUE_NAMES, DagSearch, good_for, proof_move, split_key
 from pndb.store import NO_MOVE
 
@@ -207,8 +208,8 @@ class Book:
             return None, CODE_NAMES[code]
         cell = self.game.symmetries[s].index(move)  # the cell whose image is the stored move
         if not int(K.legal_mask(np.uint64(a), np.uint64(b), t)) >> cell & 1:
-            raise BookError(f"the book's move at {position_text(self.game, a, b)} is not legal there "
-                            f"(cell {cell}); the book is damaged")  # fmt: skip
+            where = position_text(self.game, a, b)
+            raise BookError(f"the book's move {grid_name(self.game, cell)} at {where} is not legal there")
         return cell, CODE_NAMES[code]
 
 
@@ -219,12 +220,15 @@ def position_text(game, a, b):
         return "the empty board"
 
     def names(x):
-        cells = [c for c in range(64) if x >> c & 1]
-        if game.width > 26:
-            return " ".join(map(str, cells))
-        return " ".join(f"{chr(97 + c % game.width)}{c // game.width + 1}" for c in cells)
+        return " ".join(grid_name(game, c) for c in range(64) if x >> c & 1) or "no cell"
 
-    return f"the position with X on {names(a) or 'no cell'} and O on {names(b) or 'no cell'}"
+    return f"the position with X on {names(a)} and O on {names(b)}"
+
+
+def grid_name(game, cell):
+    """A cell by its column letter and row, with gravity too (cell index beyond 26 columns)."""
+    row, col = divmod(cell, game.width)
+    return f"{chr(97 + col)}{row + 1}" if game.width <= 26 else f"cell {cell}"
 
 
 class Inflater:
@@ -319,17 +323,13 @@ def read_content(inflater):
     return book
 
 
-def is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
 def check_header(header, version):
     """The header's game, once every field the reader relies on has its type and a sane value."""
     if not isinstance(header, dict):
         raise BookError("the book header is not a JSON object")
-    needed = ["format", "format_version", "game", "rules", "start", "value", "partial", "records", "record_size"]
     counts = ["records"] + (["certificates", "certificate_bytes"] if version == 2 else [])
-    for key in needed + counts:
+    fields = ["format", "format_version", "game", "rules", "start", "value", "partial", "record_size"]
+    for key in fields + counts:
         if key not in header:
             raise BookError(f"the book header lacks '{key}'")
     if header["format"] != "pndb-book":
@@ -349,9 +349,8 @@ def check_header(header, version):
             raise BookError(f"the book header's {key} is not a count")
     if not is_int(header["record_size"]) or header["record_size"] != RECORD.itemsize:
         raise BookError(f"the book header's record_size is not {RECORD.itemsize}")
-    if version == 2 and not CERT_HEAD * header["certificates"] <= header["certificate_bytes"] <= (
-        CERT_HEAD + 0xFFFF
-    ) * header["certificates"]:
+    certs = header.get("certificates", 0)
+    if version == 2 and not CERT_HEAD * certs <= header["certificate_bytes"] <= (CERT_HEAD + 0xFFFF) * certs:
         raise BookError("the book header's certificate_bytes do not fit its certificates")
     rules = header["rules"]
     if not isinstance(rules, dict) or not isinstance(rules.get("symmetries"), list):
@@ -405,9 +404,10 @@ def read_records(inflater, count, game):
         above = (a > pa) | ((a == pa) & (b > pb))
         above[0] |= last is None
         lead = np.bitwise_count(a).astype(np.int64) - np.bitwise_count(b).astype(np.int64)
+        stray = (a & b != 0) | ((a | b) & ~cell_mask != 0) | ~np.isin(lead, (0, 1))
         bad = {
             "its key is not above the key of the record before it": ~above,
-            "it is not a position of the game": (a & b != 0) | ((a | b) & ~cell_mask != 0) | (lead < 0) | (lead > 1),
+            "it is not a position of the game": stray,
             "its value code is unknown": value > max(CODE_NAMES),
             "its move is not a playable cell": (move != NO_MOVE) & ~playable[move],
             "its move is an occupied cell": (move != NO_MOVE)
@@ -433,7 +433,7 @@ def read_certificates(inflater, book):
         key, kind, n = head[:16], head[16], int.from_bytes(head[17:19], "big")
         used += CERT_HEAD + n
         if used > declared:
-            raise BookError(f"the book is damaged: certificate {i} runs past the certificate_bytes of the header")
+            raise BookError(f"the book is damaged: certificate {i} runs past the header's certificate_bytes")
         payload = inflater.read(n, f"certificate {i}")
         if key <= previous:
             raise BookError(f"the book is damaged: certificate {i}: its key is not above the one before it")
@@ -446,7 +446,7 @@ def read_certificates(inflater, book):
             raise BookError(f"the book is damaged: certificate {i}: {problem}")
         book.certificates[key] = Certificate(kind, payload)
     if used != declared:
-        raise BookError(f"the book is damaged: its certificates take {used} bytes, its header says {declared}")
+        raise BookError(f"the book is damaged: its certificates take {used} bytes, not {declared}")
 
 
 def certificate_problem(game, a, b, kind, payload):

@@ -78,7 +78,8 @@ def tokens(game, text):
         while pos < len(part):
             m = CELL_TOKEN.match(part, pos)
             if not m:
-                raise MoveError(f"malformed move '{shown(part[pos:])}' in '{shown(text)}' (write cells like c3)")
+                bad = shown(part[pos:])
+                raise MoveError(f"malformed move '{bad}' in '{shown(text)}' (write cells like c3)")
             out.append(m.group(0))
             pos = m.end()
     return out

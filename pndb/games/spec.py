@@ -231,7 +231,7 @@ def build_game(
     """Validate the rules, find symmetries if asked, and compile the numba tables."""
     ngrid = width * height
     if width < 1 or height < 1 or ngrid > 64:
-        raise GameError(f"board {width}x{height} must have between 1 and 64 cells")
+        raise GameError(f"board {shown(width, 20)}x{shown(height, 20)} must have between 1 and 64 cells")
     if width > 26 and not gravity:
         raise GameError(f"board {width}x{height}: at most 26 columns (cells are named a..z)")
     cells = tuple(sorted(set(range(ngrid) if cells is None else cells)))
