@@ -543,6 +543,16 @@ def test_right_json_types_still_load(tmp_path):
     assert_clean(run("show", f"file:{game_file(tmp_path, data)}"), codes=(0,))
 
 
+def test_game_file_is_read_again_when_it_changes(tmp_path):
+    """In one process (the fuzz below, the Python API) a game file edited in place is read anew."""
+    path = game_file(tmp_path, BASE_GAME)
+    assert load_game(f"file:{path}").width == 3
+    game_file(tmp_path, dict(BASE_GAME, width=4, win_patterns=[[0, 1, 2, 3]]))
+    assert load_game(f"file:{path}").width == 4
+    game_file(tmp_path, dict(BASE_GAME, gravity="false"))
+    assert_user_error(run("show", f"file:{path}"))
+
+
 def test_game_file_too_large_is_refused(tmp_path):
     path = tmp_path / "big.json"
     path.write_text(json.dumps(dict(BASE_GAME, name="x" * (17 << 20))))

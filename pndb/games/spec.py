@@ -580,7 +580,7 @@ def load_game(spec):
     elif name == "connect4":
         game = connect4(arg, spec)
     elif name == "file" and arg:
-        game = load_file(arg, spec)
+        return load_file(arg, spec)  # not cached: the file may change
     else:
         raise GameError(f"unknown game '{shown(spec)}'; `pndb games` lists the games")
     _cache[spec] = game
