@@ -487,6 +487,8 @@ def known_interval(book, a, b, lookahead=1):
         kids = [known_interval(book, *K.play(np.uint64(a), np.uint64(b), m), lookahead - 1) for m in moves[:n]]
         pick = max if K.first_to_move(np.uint64(a), np.uint64(b)) else min
         lo, hi = max(lo, pick(k[0] for k in kids)), min(hi, pick(k[1] for k in kids))
+    if lo > hi:
+        raise BookError(f"the book's values contradict each other at {position_text(book.game, a, b)}")
     return lo, hi
 
 

@@ -21,6 +21,7 @@ import pytest
 import reference as R
 import zstandard
 from click.testing import CliRunner
+from pndb_tools import verify
 
 from pndb.book import BookError, read_book
 from pndb.cli import main
@@ -166,6 +167,14 @@ def test_book_move_not_legal_after_a_move_names_the_position(tmp_path):
     assert "not legal" in assert_user_error(run("show", book, "--moves", "1"))
     book = write_book(tmp_path / "b12.pnbook", "connect4:4x4", [(int(ka), int(kb), 12, 3)])
     assert "occupied" in assert_user_error(run("show", book))
+
+
+def test_book_values_that_contradict_each_other(tmp_path):
+    """The empty board's record says first-wins, every first move's record second-wins."""
+    records = [(0, 0, NO_MOVE, 1)] + [(1 << c, 0, NO_MOVE, 2) for c in (0, 1, 4)]  # corner, edge, centre
+    book = write_book(tmp_path / "b.pnbook", "tictactoe", records, value="first-wins")
+    assert "contradict" in assert_user_error(run("show", book))
+    assert_clean(run("show", book, "--moves", "b2"), codes=(0,))
 
 
 def test_book_move_legal_in_a_mirrored_position(tmp_path):
@@ -535,6 +544,12 @@ def test_wrong_json_type_is_refused_naming_the_field(tmp_path, key, value):
     assert key in line
 
 
+def test_cells_listed_twice_are_refused(tmp_path):
+    """As tools/verify.py refuses them in a book's rules."""
+    path = game_file(tmp_path, dict(BASE_GAME, cells=[*range(9), 4]))
+    assert "cells" in assert_user_error(run("show", f"file:{path}"))
+
+
 def test_right_json_types_still_load(tmp_path):
     data = dict(BASE_GAME, cells=list(range(9)), symmetries="auto", first_move_forbidden=[4], disc_cap=None,
                 gravity=False, move_order=None, name="rows")  # fmt: skip
@@ -668,17 +683,35 @@ def mutated_text(rng, text):
     return text[:i] + text[i + rng.randint(1, 20) :]
 
 
-def mutated_book_bytes(rng, raw, data):
-    """The tic-tac-toe book, mutated in its compressed bytes, its header or its records."""
+def moves_to(a, b):
+    """A tic-tac-toe move string that reaches the position (a, b)."""
+    xs, os_ = ([c for c in range(9) if x >> c & 1] for x in (a, b))
+    order = [c for pair in itertools.zip_longest(xs, os_) for c in pair if c is not None]
+    return " ".join(f"{'abc'[c % 3]}{c // 3 + 1}" for c in order)
+
+
+def fuzzed_book(rng, raw, data):
+    """(bytes, moves): the tic-tac-toe book mutated in its compressed bytes, its header or its
+    records, and a move string to show or play it at (the changed record's position, if any)."""
     roll = rng.random()
-    if roll < 0.15:
+    moves = rng.choice(["", "b2", "a1", "a1 b2", "c3 a1"])
+    if roll < 0.1:
         out = bytearray(data)
         for _ in range(rng.randint(1, 3)):
             out[rng.randrange(len(out))] = rng.randrange(256)
-        return bytes(out[: rng.randint(len(out) - 3, len(out))])
+        return bytes(out[: rng.randint(len(out) - 3, len(out))]), moves
     header, records, _ = split_raw(raw)
+    n = int.from_bytes(raw[8:12], "big")
+    if roll < 0.35:  # a record the command will look up: its move or its value
+        i = rng.randrange(len(records))
+        a, b, move, value = records[i]
+        if rng.random() < 0.7:
+            move = rng.choice([rng.randrange(9), rng.randrange(9, 256), 255])
+        else:
+            value = rng.randrange(8)
+        records[i] = (a, b, move, value)
+        return frame(raw_book(header, records, magic=MAGIC[1])), moves_to(a, b)
     if roll < 0.5:
-        n = int.from_bytes(raw[8:12], "big")
         body = bytearray(raw[12 + n :])
         for _ in range(rng.randint(1, 4)):
             body[rng.randrange(len(body))] = rng.choice([0, 1, 3, 5, 6, 8, 9, 255, rng.randrange(256)])
@@ -692,9 +725,30 @@ def mutated_book_bytes(rng, raw, data):
         content = raw_book(h, records, magic=MAGIC[1])
     else:
         head = mutated_text(rng, json.dumps(header)).encode("utf-8", "surrogatepass")
-        body = raw[12 + int.from_bytes(raw[8:12], "big") :]
-        content = MAGIC[1] + len(head).to_bytes(4, "big") + head + body
-    return frame(content)
+        content = MAGIC[1] + len(head).to_bytes(4, "big") + head + raw[12 + n :]
+    return frame(content), moves
+
+
+def verifier_refuses(path):
+    """True when tools/verify.py finds the book malformed before looking at any proof."""
+    try:
+        verify.check_symmetries(verify.read_book(path).rules)
+    except verify.BookError:
+        return True
+    except verify.NotProven:  # a partial book: well-formed
+        pass
+    return False
+
+
+def assert_legal_game(stdout):
+    """Every board that `play` prints is the one before (after a move the user must type again)
+    or follows from it by one legal tic-tac-toe move."""
+    boards = ["".join(row[3:].replace(" ", "") for row in chunk.splitlines()[:3])
+              for chunk in stdout.split("   a b c\n")[1:]]  # fmt: skip
+    positions = [tuple(sum(1 << i for i, ch in enumerate(x) if ch == mark) for mark in "XO") for x in boards]
+    g = R.ref_game("tictactoe")
+    for (a, b), after in itertools.pairwise(positions):
+        assert after == (a, b) or any(R.play(g, a, b, c) == after for c in R.legal_moves(g, a, b)), after
 
 
 def digest(path):
@@ -725,17 +779,22 @@ def test_fuzz(ttt_book, tmp_path):
             assert digest(path) == seen
         else:
             path = tmp_path / f"b{counts['books']}.pnbook"
-            path.write_bytes(mutated_book_bytes(rng, raw, data))
+            content, moves = fuzzed_book(rng, raw, data)
+            path.write_bytes(content)
             seen = digest(path)
+            refused = verifier_refuses(path)
             if rng.random() < 0.5:
-                moves = rng.choice(["", "b2", "a1", "a1b2", "c3 a1"])
-                assert_clean(run("show", path, "--moves", moves), codes=(0, 2))
+                result = run("show", path, "--moves", moves)
+                assert_clean(result, codes=(2,) if refused else (0, 2))
             else:
                 lines = [rng.choice("abc") + rng.choice("123") for _ in range(rng.randint(0, 12))]
                 script = "\n".join(random_text(rng, 3) if rng.random() < 0.3 else x for x in lines)
-                side = rng.choice(["first", "second"])
                 stdin = script.replace("\udcff", "").encode()  # bytes that are not UTF-8: the xfail below
-                assert_clean(run("play", path, "--as", side, stdin=stdin), codes=(0, 1, 2), play=True)
+                # the book moves at the position reached: it plays the side whose turn it is
+                side = "first" if len(moves.split()) % 2 else "second"
+                result = run("play", path, "--as", side, "--moves", moves, stdin=stdin)
+                assert_clean(result, codes=(2,) if refused else (0, 1, 2), play=True)
+                assert_legal_game(result.stdout)
             assert digest(path) == seen
             path.unlink()
     assert digest(ttt_book) == before

@@ -525,6 +525,8 @@ def game_from_rules(data, spec):
         raise GameError(f"rules: name must be a string, not {kind_of(name)}")
     optional = {key: None if get(key) is None else cell_list(get(key), key)
                 for key in ("cells", "first_move_forbidden", "move_order")}  # fmt: skip
+    if optional["cells"] is not None and len(set(optional["cells"])) != len(optional["cells"]):
+        raise GameError("rules: cells lists a cell twice")
     return build_game(
         spec,
         int_field(data["width"], "width"),
