@@ -173,12 +173,16 @@ CHUNK = 1 << 16  # records read, checked and kept per step
 
 
 class Certificate(NamedTuple):
+    """A version 2 certificate as stored: its kind and its payload (docs/book-format.md)."""
+
     kind: int
     payload: bytes
 
 
 @dataclass
 class Book:
+    """A book as read: the header, the records, the rules rebuilt, the certificates by key."""
+
     header: dict
     records: np.ndarray  # RECORD, strictly ascending by key
     game: object
@@ -439,9 +443,11 @@ def read_certificates(inflater, book):
             raise BookError(f"the book is damaged: certificate {i}: its key is not above the one before it")
         previous = key
         a, b = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
-        if book.index(a, b) is None:
+        row = book.index(a, b)
+        if row is None:
             raise BookError(f"the book is damaged: certificate {i}: its position has no record")
-        problem = certificate_problem(book.game, a, b, kind, payload)
+        value = CODE_NAMES[int(book.records["value"][row])]
+        problem = certificate_problem(book.game, a, b, kind, payload, value)
         if problem:
             raise BookError(f"the book is damaged: certificate {i}: {problem}")
         book.certificates[key] = Certificate(kind, payload)
@@ -449,9 +455,10 @@ def read_certificates(inflater, book):
         raise BookError(f"the book is damaged: its certificates take {used} bytes, not {declared}")
 
 
-def certificate_problem(game, a, b, kind, payload):
-    """What is structurally wrong with a certificate at the canonical position (a, b), or None.
-    Whether it proves anything is the verifier's business."""
+def certificate_problem(game, a, b, kind, payload, value):
+    """What is structurally wrong with a certificate at the canonical position (a, b) whose
+    record has the value ``value``, or None. Whether it proves anything is the verifier's
+    business."""
     if kind in RESERVED_KINDS:
         return f"kind {kind} is reserved ({RESERVED_KINDS[kind]}) and not defined yet"
     if kind != PAIRING:
@@ -465,6 +472,10 @@ def certificate_problem(game, a, b, kind, payload):
         return "a paired cell is not an empty playable cell"
     if len(set(cells)) != len(cells):
         return "a cell occurs twice in its pairs"
+    lo, hi = INTERVAL_OF[value]
+    proven_lo, proven_hi = INTERVAL_OF["first-wont-win" if payload[0] == 2 else "second-wont-win"]
+    if lo < proven_lo or hi > proven_hi:
+        return f"its record's value {value} does not include what a pairing for player {payload[0]} proves"
     return None
 
 

@@ -106,7 +106,7 @@ def raw_book(header, records, certs=b"", magic=None):
 def write_book(path, spec, records, certs=(), version=None, **changes):
     """A book of ``spec`` holding these records (sorted) and certificates (key, kind, payload)."""
     version = version or (2 if certs else 1)
-    cert_bytes = b"".join(CERT_HEAD.pack(a, b, kind, len(p)) + bytes(p) for (a, b), kind, p in certs)
+    cert_bytes = b"".join(CERT_HEAD.pack(a, b, kind, len(p)) + bytes(p) for (a, b), kind, p in sorted(certs))
     header = make_header(spec, len(records), version, certs=len(certs), cert_bytes=len(cert_bytes), **changes)
     Path(path).write_bytes(frame(raw_book(header, sorted(records), cert_bytes)))
     return Path(path)
@@ -320,7 +320,9 @@ def v2_records(ttt_book):
 
 def test_v2_book_reads_with_its_certificates(ttt_book, tmp_path):
     records = v2_records(ttt_book)
-    (a0, b0), (a1, b1) = records[0][:2], records[5][:2]
+    # a record's value must lie within what its pairing proves: first-wont-win (code 4) when the
+    # second player defends, second-wont-win (code 5) when the first does
+    (a0, b0), (a1, b1) = next(r for r in records if r[3] == 4)[:2], next(r for r in records if r[3] == 5)[:2]
     free0 = [c for c in range(9) if not (a0 | b0) >> c & 1]
     free1 = [c for c in range(9) if not (a1 | b1) >> c & 1]
     certs = [((a0, b0), 1, pairing(2, [free0[:2]])), ((a1, b1), 1, pairing(1, [free1[:2], free1[2:4]]))]
@@ -348,6 +350,7 @@ V2_DEFECTS = {
     "cell in two pairs": lambda k, free: [(k, 1, pairing(2, [free[:2], free[1:3]]))],
     "occupied cell": lambda k, free: [(k, 1, pairing(2, [(free[0], min(set(range(9)) - set(free)))]))],
     "key without a record": lambda k, free: [((k[0], k[1] | 1 << 40), 1, pairing(2, [free[:2]]))],
+    "record value beyond what it proves": lambda k, free: [(k, 1, pairing(1, [free[:2]]))],
 }  # fmt: skip
 
 
@@ -358,7 +361,7 @@ V2_OTHER = ["keys out of order", "repeated key", "bytes count off", "count off",
 @pytest.mark.parametrize("what", sorted(V2_DEFECTS) + V2_OTHER)
 def test_v2_structural_defects_are_refused(ttt_book, tmp_path, what):
     records = v2_records(ttt_book)
-    keyed = [r for r in records if (r[0] | r[1]) and (r[0] | r[1]).bit_count() < 5]
+    keyed = [r for r in records if (r[0] | r[1]) and (r[0] | r[1]).bit_count() < 5 and r[3] == 4]
     k1, k2 = keyed[0][:2], keyed[1][:2]
     free = [c for c in range(9) if not (k1[0] | k1[1]) >> c & 1]
     free2 = [c for c in range(9) if not (k2[0] | k2[1]) >> c & 1]
