@@ -11,14 +11,16 @@ import json
 import os
 import random
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import zstandard
 
 from pndb import __version__
-from pndb.games import game_from_rules
+from pndb.games import GameError, Position, game_from_rules, shown
+from pndb.games.spec import is_int
 from pndb.values import GAME_OVER, NO_MOVE, Fact, Status, Value, good_for, status_value
 
 MAGIC = b"PNBOOK\x00\x01"
@@ -175,56 +177,311 @@ def write_atomically(path, data):
 # ---------------------------------------------------------------- reading
 
 
+MAGICS = {1: MAGIC, 2: b"PNBOOK\x00\x02"}  # format version -> magic
+MAX_HEADER = 16 << 20  # bytes of JSON header a reader accepts
+CERT_HEAD = 19  # key (16), kind (1), payload length (2)
+PAIRING = 1
+RESERVED_KINDS = {2: "Connect Four rules"}
+CHUNK = 1 << 16  # records read, checked and kept per step
+
+
+class Certificate(NamedTuple):
+    """A version 2 certificate as stored: its kind and its payload (docs/book-format.md)."""
+
+    kind: int
+    payload: bytes
+
+
 @dataclass
 class Book:
+    """A book as read: the header, the records, the rules rebuilt, the certificates by key."""
+
     header: dict
-    records: np.ndarray  # RECORD, sorted by key
+    records: np.ndarray  # RECORD, strictly ascending by key
     game: object
+    certificates: dict = field(default_factory=dict)  # 16-byte canonical key -> Certificate
 
     @property
     def value(self):
         return Value.named(self.header["value"])
 
-    def lookup(self, pos):
-        """(move on the board as it stands or None, Value or None) for the position ``pos``."""
-        key, symmetry = self.game.canonical(pos)
-        ka, kb = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
+    def index(self, ka, kb):
+        """The row of the record with canonical key (ka, kb), or None."""
         lo = np.searchsorted(self.records["a"], ka, "left")
         hi = np.searchsorted(self.records["a"], ka, "right")
         i = lo + np.searchsorted(self.records["b"][lo:hi], kb, "left")
-        if i >= hi or self.records["b"][i] != kb:
+        return int(i) if i < hi and self.records["b"][i] == kb else None
+
+    def lookup(self, pos):
+        """(move on the board as it stands or None, Value or None) for the position ``pos``;
+        BookError when the book's move is not legal there."""
+        key, symmetry = self.game.canonical(pos)
+        i = self.index(int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big"))
+        if i is None:
             return None, None
         move, code = int(self.records["move"][i]), int(self.records["value"][i])
-        move = None if move == NO_MOVE else self.game.move_to_board(symmetry, move)
-        return move, CODE_VALUES.get(code)
+        if move == NO_MOVE:
+            return None, CODE_VALUES[code]
+        cell = self.game.move_to_board(symmetry, move)
+        if cell not in self.game.legal_moves(pos):
+            where = position_text(self.game, pos)
+            raise BookError(f"the book's move {grid_name(self.game, cell)} at {where} is not legal there")
+        return cell, CODE_VALUES[code]
+
+
+def position_text(game, pos):
+    """A position as a user can find it: where each player's stones are (grid coordinates, also
+    with gravity, where a column digit would not say which cell)."""
+    if not pos.first | pos.second:
+        return "the empty board"
+
+    def names(x):
+        return " ".join(grid_name(game, c) for c in range(64) if x >> c & 1) or "no cell"
+
+    return f"the position with X on {names(pos.first)} and O on {names(pos.second)}"
+
+
+def grid_name(game, cell):
+    """A cell by its column letter and row, with gravity too (cell index beyond 26 columns)."""
+    row, col = divmod(cell, game.width)
+    return f"{chr(97 + col)}{row + 1}" if game.width <= 26 else f"cell {cell}"
+
+
+class Inflater:
+    """The content of the one zstandard frame of a book file, read in bounded steps.
+
+    Each step feeds at most 256 compressed bytes: zstd regenerates at most 128 KiB from a block
+    of 4 bytes or more, so a step yields at most 8 MiB, and reading n bytes holds no more than
+    n + 8 MiB, whatever the frame would inflate to."""
+
+    STEP = 256
+
+    def __init__(self, f):
+        self.file = f
+        self.src = memoryview(f.read(1 << 20))
+        try:
+            params = zstandard.get_frame_parameters(self.src)
+        except zstandard.ZstdError:
+            raise BookError("not a pndb book (not a zstandard frame)") from None
+        if not params.has_checksum:
+            raise BookError("the book is damaged: its zstandard frame has no checksum")
+        self.dobj = zstandard.ZstdDecompressor().decompressobj()
+        self.out = bytearray()
+
+    def step(self):
+        if self.dobj.eof:
+            return False
+        if not self.src:
+            self.src = memoryview(self.file.read(1 << 20))
+            if not self.src:
+                return False
+        try:
+            self.out += self.dobj.decompress(self.src[: self.STEP])
+        except zstandard.ZstdError as e:
+            raise BookError(f"the book is damaged ({shown(e)})") from None
+        self.src = self.src[self.STEP :]
+        return True
+
+    def read(self, n, what):
+        """The next n bytes of content; BookError naming ``what`` when the content ends first."""
+        while len(self.out) < n and self.step():
+            pass
+        if len(self.out) < n:
+            raise BookError(f"the book is truncated or damaged: its content ends within {what}")
+        data = bytes(self.out[:n])
+        del self.out[:n]
+        return data
+
+    def check_end(self):
+        """BookError unless the content and the frame end here and nothing follows the frame."""
+        while not self.out and self.step():
+            pass
+        if self.out:
+            raise BookError("the book is damaged: bytes follow its last record or certificate")
+        if not self.dobj.eof:
+            raise BookError("the book is truncated: its zstandard frame ends early")
+        if self.dobj.unused_data or self.src or self.file.read(1):
+            raise BookError("the book is damaged: bytes follow its zstandard frame")
 
 
 def read_book(path):
-    """Read a book file; BookError with a one-line reason when it is not a readable book."""
+    """Read a book file (format version 1 or 2), checking its whole structure; BookError with a
+    one-line reason when it is not a well-formed book. What the records prove is the
+    verifier's business (tools/verify.py); the moves a reader plays are checked by ``lookup``."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            return read_content(Inflater(f))
     except OSError as e:
-        raise BookError(f"cannot read {path}: {e.strerror}") from None
+        raise BookError(f"cannot read {shown(path)}: {e.strerror}") from None
+    except BookError as e:
+        raise BookError(f"{shown(path)}: {e}") from None
+
+
+def read_content(inflater):
+    head = inflater.read(12, "the magic")
+    version = next((v for v, magic in MAGICS.items() if head[:8] == magic), None)
+    if version is None:
+        raise BookError("not a pndb book (bad magic)" if head[:6] != MAGIC[:6] else
+                        f"book layout {head[6:8].hex()} is not one this pndb reads (0001, 0002)")  # fmt: skip
+    size = int.from_bytes(head[8:12], "big")
+    if size > MAX_HEADER:
+        raise BookError(f"the book header claims {size} bytes, more than {MAX_HEADER >> 20} MiB")
     try:
-        raw = zstandard.ZstdDecompressor().decompress(data, max_output_size=1 << 34)
-    except zstandard.ZstdError as e:
-        raise BookError(f"{path} is not a pndb book or is damaged ({e})") from None
-    if raw[:8] != MAGIC:
-        raise BookError(f"{path} is not a pndb book (bad magic)")
-    n = int.from_bytes(raw[8:12], "big")
+        header = json.loads(inflater.read(size, "the header").decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BookError("the book header is not UTF-8 JSON") from None
+    game = check_header(header, version)
+    records = read_records(inflater, header["records"], game)
+    book = Book(header, records, game)
+    if version == 2:
+        read_certificates(inflater, book)
+    inflater.check_end()
+    return book
+
+
+def check_header(header, version):
+    """The header's game, once every field the reader relies on has its type and a sane value."""
+    if not isinstance(header, dict):
+        raise BookError("the book header is not a JSON object")
+    counts = ["records"] + (["certificates", "certificate_bytes"] if version == 2 else [])
+    fields = ["format", "format_version", "game", "rules", "start", "value", "partial", "record_size"]
+    for key in fields + counts:
+        if key not in header:
+            raise BookError(f"the book header lacks '{key}'")
+    if header["format"] != "pndb-book":
+        raise BookError("the book header's format is not 'pndb-book'")
+    if not is_int(header["format_version"]) or header["format_version"] != version:
+        raise BookError(f"the book header's format_version is not {version}, the version of its magic")
+    name = header["game"]
+    if not isinstance(name, str) or not name.isprintable() or len(name) > 1000:
+        raise BookError("the book header's game is not a printable name")
+    if not isinstance(header["partial"], bool):
+        raise BookError("the book header's partial is not true or false")
+    allowed = [v.name for v in VALUE_CODES] if header["partial"] else ("first-wins", "second-wins", "draw")
+    if not isinstance(header["value"], str) or header["value"] not in allowed:
+        raise BookError(f"the book header's value is not one of {', '.join(allowed)}")
+    for key in counts:
+        if not is_int(header[key]) or header[key] < 0:
+            raise BookError(f"the book header's {key} is not a count")
+    if not is_int(header["record_size"]) or header["record_size"] != RECORD.itemsize:
+        raise BookError(f"the book header's record_size is not {RECORD.itemsize}")
+    certs = header.get("certificates", 0)
+    if version == 2 and not CERT_HEAD * certs <= header["certificate_bytes"] <= (CERT_HEAD + 0xFFFF) * certs:
+        raise BookError("the book header's certificate_bytes do not fit its certificates")
+    rules = header["rules"]
+    if not isinstance(rules, dict) or not isinstance(rules.get("symmetries"), list):
+        raise BookError("the book's rules do not list their symmetries")
     try:
-        header = json.loads(raw[12 : 12 + n])
-        count = int(header["records"])
-        version = header["format_version"]
-        game = game_from_rules(header["rules"], header["game"])
-    except Exception as e:  # any malformed header is the same failure for the reader
-        raise BookError(f"{path}: the book header is damaged ({type(e).__name__})") from None
-    if version != FORMAT_VERSION:
-        raise BookError(f"{path}: book format {version}; this pndb reads format {FORMAT_VERSION}")
-    body = raw[12 + n :]
-    if len(body) != count * RECORD.itemsize:
-        raise BookError(f"{path} is truncated or damaged: {len(body)} record bytes for {count} records")
-    return Book(header, np.frombuffer(body, RECORD), game)
+        game = game_from_rules(rules, name)
+    except GameError as e:
+        raise BookError(f"the book's rules are unusable: {e}") from None
+    check_start(header["start"], game)
+    return game
+
+
+def check_start(start, game):
+    """The start position: its cells, played from the empty board, give its two bitboards."""
+    if not isinstance(start, dict) or not isinstance(start.get("moves"), str):
+        raise BookError("the book header's start is not a position")
+    cells, first, second = start.get("cells"), start.get("first"), start.get("second")
+    if not (isinstance(cells, list) and len(cells) <= game.ncells and all(is_int(c) for c in cells)):
+        raise BookError("the book header's start cells are not a list of cells")
+    pos = Position(0, 0)
+    for cell in cells:
+        if game.status(pos) != Status.ONGOING or cell not in game.legal_moves(pos):
+            raise BookError(f"the book's start cells are not a game: cell {shown(cell)} cannot be played")
+        pos = game.play(pos, cell)
+    if (first, second) != tuple(pos) or not (is_int(first) and is_int(second)):
+        raise BookError("the book header's start stones are not those of its start cells")
+
+
+def read_records(inflater, count, game):
+    """The records, read and checked a chunk at a time (a damaged book is refused at its first
+    bad chunk, before the rest is inflated): keys strictly ascending and positions of the game,
+    value codes known, moves 255 or an empty playable cell."""
+    playable = np.zeros(256, dtype=bool)
+    playable[list(game.cells)] = True
+    cell_mask = np.uint64(sum(1 << c for c in game.cells))
+    body = bytearray()
+    last = None
+    for start in range(0, count, CHUNK):
+        n = min(CHUNK, count - start)
+        rec = np.frombuffer(inflater.read(n * RECORD.itemsize, f"record {start + n - 1}"), RECORD)
+        a, b, move, value = rec["a"], rec["b"], rec["move"], rec["value"]
+        # each record's key against the one before it (the first record of the book has none)
+        pa, pb = last or (a[:1], b[:1])
+        pa, pb = np.concatenate((pa, a[:-1])), np.concatenate((pb, b[:-1]))
+        above = (a > pa) | ((a == pa) & (b > pb))
+        above[0] |= last is None
+        lead = np.bitwise_count(a).astype(np.int64) - np.bitwise_count(b).astype(np.int64)
+        stray = (a & b != 0) | ((a | b) & ~cell_mask != 0) | ~np.isin(lead, (0, 1))
+        bad = {
+            "its key is not above the key of the record before it": ~above,
+            "it is not a position of the game": stray,
+            "its value code is unknown": value > max(CODE_VALUES),
+            "its move is not a playable cell": (move != NO_MOVE) & ~playable[move],
+            "its move is an occupied cell": (move != NO_MOVE)
+            & ((a | b) >> np.minimum(move, 63).astype(np.uint64) & np.uint64(1) != 0),
+        }
+        for reason, mask in bad.items():
+            if mask.any():
+                raise BookError(f"the book is damaged: record {start + int(np.argmax(mask))}: {reason}")
+        last = (a[-1:], b[-1:])
+        body += rec.tobytes()
+    records = np.frombuffer(body, RECORD)
+    records.flags.writeable = False
+    return records
+
+
+def read_certificates(inflater, book):
+    """Read the version 2 certificates into ``book.certificates``, checking their structure."""
+    count, declared = book.header["certificates"], book.header["certificate_bytes"]
+    used = 0
+    previous = b""
+    for i in range(count):
+        head = inflater.read(CERT_HEAD, f"certificate {i}")
+        key, kind, n = head[:16], head[16], int.from_bytes(head[17:19], "big")
+        used += CERT_HEAD + n
+        if used > declared:
+            raise BookError(f"the book is damaged: certificate {i} runs past the header's certificate_bytes")
+        payload = inflater.read(n, f"certificate {i}")
+        if key <= previous:
+            raise BookError(f"the book is damaged: certificate {i}: its key is not above the one before it")
+        previous = key
+        a, b = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
+        row = book.index(a, b)
+        if row is None:
+            raise BookError(f"the book is damaged: certificate {i}: its position has no record")
+        value = CODE_VALUES[int(book.records["value"][row])]
+        problem = certificate_problem(book.game, a, b, kind, payload, value)
+        if problem:
+            raise BookError(f"the book is damaged: certificate {i}: {problem}")
+        book.certificates[key] = Certificate(kind, payload)
+    if used != declared:
+        raise BookError(f"the book is damaged: its certificates take {used} bytes, not {declared}")
+
+
+def certificate_problem(game, a, b, kind, payload, value):
+    """What is structurally wrong with a certificate at the canonical position (a, b) whose
+    record has the value ``value``, or None. Whether it proves anything is the verifier's
+    business."""
+    if kind in RESERVED_KINDS:
+        return f"kind {kind} is reserved ({RESERVED_KINDS[kind]}) and not defined yet"
+    if kind != PAIRING:
+        return f"kind {kind} is unknown"
+    if game.gravity:
+        return "a pairing certificate in a game with gravity"
+    if len(payload) % 2 != 1 or payload[0] not in (1, 2):
+        return "a pairing payload is a defender (1 or 2) and pairs of cells"
+    cells = payload[1:]
+    if any(c not in game.cells or (a | b) >> c & 1 for c in cells):
+        return "a paired cell is not an empty playable cell"
+    if len(set(cells)) != len(cells):
+        return "a cell occurs twice in its pairs"
+    proven = Value.FIRST_WONT_WIN if payload[0] == 2 else Value.SECOND_WONT_WIN
+    if value.lo < proven.lo or value.hi > proven.hi:
+        return f"its record's value {value.name} does not include what a pairing for player {payload[0]} proves"
+    return None
 
 
 def known_interval(book, pos, lookahead=1):
@@ -241,6 +498,8 @@ def known_interval(book, pos, lookahead=1):
         kids = [known_interval(book, game.play(pos, m), lookahead - 1) for m in game.legal_moves(pos)]
         pick = max if game.first_to_move(pos) else min
         lo, hi = max(lo, pick(k[0] for k in kids)), min(hi, pick(k[1] for k in kids))
+    if lo > hi:
+        raise BookError(f"the book's values contradict each other at {position_text(game, pos)}")
     return lo, hi
 
 

@@ -454,9 +454,12 @@ def play(book, side, moves):
             click.echo(f"game over: {g.outcome_text(state)}")
             return
         if g.first_to_move(pos) == human_first:
-            text = click.prompt("your move", default="", show_default=False)
             try:
+                text = click.prompt("your move", default="", show_default=False)
                 move = g.parse_move(pos, text)
+            except UnicodeDecodeError:
+                click.echo("that is not UTF-8 text; try again", err=True)
+                continue
             except MoveError as e:
                 click.echo(f"{e}; try again", err=True)
                 continue

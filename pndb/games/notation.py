@@ -19,6 +19,37 @@ class MoveError(ValueError):
     """A move that cannot be played; the message names the move and why, in one line."""
 
 
+def shown(text, limit=60):
+    """User text as an error message may quote it: every unprintable character (control, NUL,
+    bidi override, lone surrogate) escaped, so that one plain line reaches the terminal, and at
+    most ``limit`` characters in all (the middle elided with '…'), so that a 30,000-character
+    input gives a short line."""
+    text = str(text)
+    if len(text) <= limit:
+        whole = _escaped(text)
+        if sum(map(len, whole)) <= limit:
+            return "".join(whole)
+    tail_room = (limit - 1) // 3
+    head = _fitting(_escaped(text[: limit - 1 - tail_room]), limit - 1 - tail_room)
+    tail = _fitting(_escaped(text[len(text) - tail_room :])[::-1], tail_room)[::-1]
+    return "".join(head) + "…" + "".join(tail)
+
+
+def _escaped(text):
+    return [ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text]
+
+
+def _fitting(pieces, room):
+    """The longest prefix of ``pieces`` of at most ``room`` characters."""
+    out = []
+    for piece in pieces:
+        room -= len(piece)
+        if room < 0:
+            break
+        out.append(piece)
+    return out
+
+
 def cell_name(game, cell):
     """The cell as a player writes it: 'c3' for grids, the column digit with gravity."""
     row, col = divmod(cell, game.width)
@@ -47,8 +78,8 @@ def tokens(game, text):
         while pos < len(part):
             m = CELL_TOKEN.match(part, pos)
             if not m:
-                shown = " ".join(text.split())  # one line, whatever the input
-                raise MoveError(f"malformed move '{part[pos:]}' in '{shown}' (write cells like c3)")
+                bad = shown(part[pos:])
+                raise MoveError(f"malformed move '{bad}' in '{shown(text)}' (write cells like c3)")
             out.append(m.group(0))
             pos = m.end()
     return out
@@ -56,20 +87,20 @@ def tokens(game, text):
 
 def token_cell(game, a, b, token, number):
     """The cell a token names in position (a, b), or a MoveError saying why it cannot be played."""
-    where = f"move {number} '{token}'"
+    where = f"move {number} '{shown(token)}'"
     t = game.tables
     state = K.status(np.uint64(a), np.uint64(b), t)
     if state != K.ONGOING:
         raise MoveError(f"{where}: the game is already over ({outcome_text(state)})")
     if game.gravity:
-        if not (token.isascii() and token.isdigit()) or not 1 <= int(token) <= game.width:
+        if not (token.isascii() and token.isdigit() and len(token) <= 2) or not 1 <= int(token) <= game.width:
             raise MoveError(f"{where}: not a column 1..{game.width}")
         col = int(token) - 1
         legal = int(K.legal_mask(np.uint64(a), np.uint64(b), t))
         for cell in range(col, game.width * game.height, game.width):
             if legal >> cell & 1:
                 return cell
-        raise MoveError(f"{where}: column {token} is full")
+        raise MoveError(f"{where}: column {col + 1} is full")
     m = CELL_TOKEN.fullmatch(token)
     if not m:
         raise MoveError(f"{where}: malformed (write cells like c3)")
@@ -106,7 +137,7 @@ def parse_move(game, a, b, text):
     """The cell of a single move typed at position (a, b)."""
     toks = tokens(game, text)
     if len(toks) != 1:
-        raise MoveError(f"expected one move, got '{' '.join(text.split())}'")
+        raise MoveError(f"expected one move, got '{shown(text)}'")
     return token_cell(game, a, b, toks[0], 1)
 
 

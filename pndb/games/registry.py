@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from pndb.games import spec as placement
+from pndb.games.notation import shown
 from pndb.games.spec import GameError
 
 
@@ -94,7 +95,9 @@ def load_game(spec):
     if spec.lower() in ALIASES:
         game = load_game(ALIASES[spec.lower()])
     elif kind is None or (kind.name == "file" and not arg):
-        raise GameError(f"unknown game '{spec}'; `pndb games` lists the games")
+        raise GameError(f"unknown game '{shown(spec)}'; `pndb games` lists the games")
+    elif kind.name == "file":
+        return kind.build(arg, spec)  # not cached: the file may change
     else:
         game = kind.build(arg, spec)
     _cache[spec] = game

@@ -16,6 +16,12 @@ from pndb.games import kernels as K
 from pndb.games import notation
 from pndb.games.kernels import Tables
 from pndb.values import Status
+from pndb.games.notation import shown
+
+# Caps on rules data (docs/game-format.md): beyond them a file is refused before any work.
+MAX_GAME_FILE = 16 << 20  # bytes of a game file
+MAX_PATTERNS = 10_000  # win patterns listed
+MAX_SYMMETRIES = 1024  # symmetries listed (each costs 16 KiB of tables and time in every key)
 
 
 class GameError(ValueError):
@@ -252,14 +258,26 @@ def grid_symmetries(width, height):
 
 
 def minimal_patterns(patterns):
-    """Drop duplicates and every pattern that contains another one (it can never win first)."""
-    unique = sorted({tuple(sorted(p)) for p in patterns}, key=lambda p: (len(p), p))
-    kept = []
-    for p in unique:
-        ps = set(p)
-        if not any(set(q) <= ps for q in kept):
-            kept.append(p)
-    return sorted(kept)
+    """Drop duplicates and every pattern that contains another one (it can never win first).
+
+    Patterns of one size cannot contain each other, so each size bucket is tested at once, as
+    bitmasks, against the kept patterns of smaller sizes: thousands of patterns take
+    milliseconds where a pairwise pass over sets takes minutes."""
+    unique = sorted({tuple(sorted(set(p))) for p in patterns}, key=lambda p: (len(p), p))
+    masks = np.array([bits(p) for p in unique], dtype=np.uint64)
+    sizes = np.array([len(p) for p in unique], dtype=np.int64)
+    keep = np.ones(len(unique), dtype=bool)
+    for size in np.unique(sizes):
+        bucket = np.flatnonzero(sizes == size)
+        smaller = masks[: bucket[0]][keep[: bucket[0]]]
+        if not len(smaller):
+            continue
+        step = max(1, (1 << 20) // len(smaller))  # bounds the block below to 8 MB
+        for i in range(0, len(bucket), step):
+            rows = bucket[i : i + step]
+            block = masks[rows, None] & smaller[None, :]
+            keep[rows] = ~(block == smaller[None, :]).any(axis=1)
+    return sorted(p for p, k in zip(unique, keep) if k)
 
 
 def centre_order(width, height, cells):
@@ -292,18 +310,42 @@ def preserves(perm, cells, patterns, forbidden, gravity, width, height):
 
 
 def check_group(perms, ngrid):
-    """Raise GameError unless perms are permutations of the grid that form a group."""
+    """Raise GameError unless perms are distinct permutations of the grid that form a group;
+    return generators of it (at most log2 of its order).
+
+    Why not every product (quadratic: minutes for 5040 permutations): a finite set S holding
+    the identity is a group when S is closed under right multiplication by a set G of its
+    elements that generates it, since every element of <G> is a product of generators. So the
+    closure of the identity under the generators is built, each element times each generator
+    once, and must stay inside S; every element of S not reached yet becomes a generator."""
     identity = tuple(range(ngrid))
+    for p in perms:
+        if len(p) != ngrid or sorted(p) != list(identity):
+            raise GameError(f"a symmetry is not a permutation of the {ngrid} grid cells")
     group = set(perms)
+    if len(group) != len(perms):
+        raise GameError("symmetries lists a permutation twice")
     if identity not in group:
         raise GameError("symmetries must include the identity permutation")
+    reached = {identity}
+    elements = [identity]
+    gens = []
     for p in perms:
-        if len(p) != ngrid or sorted(p) != list(range(ngrid)):
-            raise GameError(f"a symmetry is not a permutation of the {ngrid} grid cells")
-    for p in perms:
-        for q in perms:
-            if tuple(p[q[i]] for i in range(ngrid)) not in group:
-                raise GameError("symmetries are not closed under composition (not a group)")
+        if p in reached:
+            continue
+        gens.append(p)
+        todo = [(h, (p,)) for h in elements]  # the elements so far are closed under the older generators
+        while todo:
+            h, by = todo.pop()
+            for g in by:
+                hg = tuple(map(h.__getitem__, g))
+                if hg not in group:
+                    raise GameError("symmetries are not closed under composition (not a group)")
+                if hg not in reached:
+                    reached.add(hg)
+                    elements.append(hg)
+                    todo.append((hg, tuple(gens)))
+    return gens
 
 
 # ---------------------------------------------------------------- building a Game
@@ -325,7 +367,7 @@ def build_game(
     """Validate the rules, find symmetries if asked, and compile the numba tables."""
     ngrid = width * height
     if width < 1 or height < 1 or ngrid > 64:
-        raise GameError(f"board {width}x{height} must have between 1 and 64 cells")
+        raise GameError(f"board {shown(width, 20)}x{shown(height, 20)} must have between 1 and 64 cells")
     if width > 26 and not gravity:
         raise GameError(f"board {width}x{height}: at most 26 columns (cells are named a..z)")
     cells = tuple(sorted(set(range(ngrid) if cells is None else cells)))
@@ -337,7 +379,7 @@ def build_game(
         raise GameError("a game needs at least one win pattern")
     for p in raw:
         if not p or any(c not in cellset for c in p):
-            raise GameError(f"win pattern {list(p)} uses a cell that is not on the board")
+            raise GameError(f"win pattern {shown(list(p))} uses a cell that is not on the board")
     pats = minimal_patterns(raw)
     forbidden = tuple(sorted(set(first_move_forbidden)))
     if any(c not in cellset for c in forbidden):
@@ -356,9 +398,8 @@ def build_game(
             if preserves(p, cells, pats, forbidden, gravity, width, height)
         ]
     else:
-        syms = [tuple(int(x) for x in p) for p in symmetries]
-        check_group(syms, ngrid)
-        for p in syms:
+        syms = [tuple(p) for p in symmetries]
+        for p in check_group(syms, ngrid):  # generators preserve the rules, so the group does
             if not preserves(p, cells, pats, forbidden, gravity, width, height):
                 raise GameError("a listed symmetry does not map the rules onto themselves")
     identity = tuple(range(ngrid))
@@ -366,7 +407,7 @@ def build_game(
     if order is None:
         order = centre_order(width, height, cells)
     else:
-        order = tuple(int(c) for c in order)
+        order = tuple(order)
         if sorted(order) != list(cells):
             raise GameError("move_order must list every playable cell once")
     game = Game(
@@ -398,22 +439,21 @@ def make_tables(game):
     """The numba Tables of a game."""
     u64 = np.uint64
     win_masks = np.array([bits(p) for p in game.patterns], dtype=u64)
-    by_cell = [[bits(p) for p in game.patterns if c in p] for c in range(64)]
+    by_cell = [win_masks[(win_masks >> u64(c)) & u64(1) == u64(1)] for c in range(64)]
     k = max(1, max(len(x) for x in by_cell))
     masks_by_cell = np.zeros((64, k), dtype=u64)
     for c, ms in enumerate(by_cell):
         masks_by_cell[c, : len(ms)] = ms
     mask_counts = np.array([len(x) for x in by_cell], dtype=np.int64)
-    sym_bytes = np.zeros((len(game.symmetries), 8, 256), dtype=u64)
-    for s, perm in enumerate(game.symmetries):
-        for j in range(8):
-            for v in range(256):
-                img = 0
-                for bit in range(8):
-                    cell = 8 * j + bit
-                    if v >> bit & 1 and cell < len(perm):
-                        img |= 1 << perm[cell]
-                sym_bytes[s, j, v] = img
+    # sym_bytes[s, j, v]: the image of byte value v at byte j; each v is v without its lowest
+    # bit plus that bit's image, so 255 array steps build the tables of every symmetry at once
+    perms = np.array(game.symmetries, dtype=np.uint64)
+    images = np.zeros((len(perms), 64), dtype=u64)
+    images[:, : perms.shape[1]] = u64(1) << perms
+    images = images.reshape(len(perms), 8, 8)
+    sym_bytes = np.zeros((len(perms), 8, 256), dtype=u64)
+    for v in range(1, 256):
+        sym_bytes[:, :, v] = sym_bytes[:, :, v & (v - 1)] | images[:, :, (v & -v).bit_length() - 1]
     cols = gravity_columns(game.width, game.height, game.cells) if game.gravity else [[]]
     columns = -np.ones((len(cols), max(1, game.height)), dtype=np.int64)
     for c, col in enumerate(cols):
@@ -461,24 +501,24 @@ def parse_ints(text, count, spec):
     except ValueError:
         vals = []
     if len(vals) != count or min(vals) < 1:
-        raise GameError(f"malformed game spec '{spec}'")
+        raise GameError(f"malformed game spec '{shown(spec)}'")
     return vals
 
 
 def mnk(m, n, k, spec):
     if k > max(m, n):
-        raise GameError(f"{spec}: K={k} does not fit on a {m}x{n} board")
+        raise GameError(f"{shown(spec)}: K does not fit on the board")
     if m * n > 64:
-        raise GameError(f"{spec}: M*N must be at most 64")
+        raise GameError(f"{shown(spec)}: M*N must be at most 64")
     if m > 26:
-        raise GameError(f"{spec}: at most 26 columns (a..z)")
+        raise GameError(f"{shown(spec)}: at most 26 columns (a..z)")
     return build_game(spec, m, n, lines(m, n, k), title=f"{m},{n},{k}-game")
 
 
 def qango6(variant, spec):
     forbidden = {"": (), "castle": QANGO6_CASTLE, "burg": QANGO6_CASTLE, "tournament": QANGO6_INNER}
     if variant not in forbidden:
-        raise GameError(f"unknown Qango 6 variant '{variant}' (castle, burg, tournament)")
+        raise GameError(f"unknown Qango 6 variant '{shown(variant)}' (castle, burg, tournament)")
     name = "qango6" + (":" + ("castle" if variant == "burg" else variant) if variant else "")
     return build_game(
         name, 6, 6, qango_patterns(6, QANGO6_AREAS), first_move_forbidden=forbidden[variant], title="Qango 6"
@@ -487,7 +527,7 @@ def qango6(variant, spec):
 
 def qango7(variant, spec):
     if variant not in ("", "nocap"):
-        raise GameError(f"unknown Qango 7 variant '{variant}' (nocap)")
+        raise GameError(f"unknown Qango 7 variant '{shown(variant)}' (nocap)")
     return build_game(
         spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=0 if variant else 40, title="Qango 7"
     )
@@ -505,7 +545,7 @@ def qango7plus(variant, spec):
     elif variant == "tournament":
         forbidden = tuple(c for c in cells if c not in QANGO7PLUS_TOURNAMENT)
     else:
-        raise GameError(f"unknown Qango 7 Plus variant '{variant}' (edges, tournament)")
+        raise GameError(f"unknown Qango 7 Plus variant '{shown(variant)}' (edges, tournament)")
     return build_game(spec, 7, 7, pats, cells=cells, first_move_forbidden=forbidden, title="Qango 7 Plus")
 
 
@@ -523,9 +563,9 @@ def side_neighbours(cell, width, height):
 def connect4(args, spec):
     w, h = parse_ints(args or "7x6", 2, spec)
     if w * h > 64:
-        raise GameError(f"{spec}: W*H must be at most 64")
+        raise GameError(f"{shown(spec)}: W*H must be at most 64")
     if max(w, h) < 4:
-        raise GameError(f"{spec}: a 4 in a row does not fit")
+        raise GameError(f"{shown(spec)}: a 4 in a row does not fit")
     name = f"connect4:{w}x{h}"
     return build_game(name, w, h, lines(w, h, 4), gravity=True, title=f"Connect Four {w}x{h}")
 
@@ -533,46 +573,107 @@ def connect4(args, spec):
 def load_file(path, spec):
     """A placement game described by a JSON file (docs/game-format.md)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_GAME_FILE + 1)
     except OSError as e:
-        raise GameError(f"cannot read game file {path}: {e.strerror}") from None
+        raise GameError(f"cannot read game file {shown(path)}: {e.strerror}") from None
+    if len(raw) > MAX_GAME_FILE:
+        raise GameError(f"game file {shown(path)} is too large (at most {MAX_GAME_FILE >> 20} MiB)")
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise GameError(f"game file {path} is not UTF-8 text") from None
+        raise GameError(f"game file {shown(path)} is not UTF-8 text") from None
     except json.JSONDecodeError as e:
-        raise GameError(f"game file {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+        raise GameError(f"game file {shown(path)} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    except ValueError as e:  # an integer of thousands of digits
+        raise GameError(f"game file {shown(path)} is not usable JSON: {shown(e)}") from None
     except RecursionError:
-        raise GameError(f"game file {path} is nested too deeply to be a game") from None
+        raise GameError(f"game file {shown(path)} is nested too deeply to be a game") from None
     return game_from_rules(data, spec)
 
 
+RULE_KEYS = ("name", "width", "height", "cells", "win_patterns", "symmetries", "first_move_forbidden",
+             "disc_cap", "gravity", "move_order")  # fmt: skip
+
+
+def kind_of(value):
+    """The JSON type of a value, as an error message names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    for kind, name in ((int, "an integer"), (float, "a decimal number"), (str, "a string"), (list, "a list")):
+        if isinstance(value, kind):
+            return name
+    return "an object"
+
+
+def is_int(value):
+    """A JSON integer: true/false and 3.0 are not (Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def int_field(value, key):
+    if not is_int(value):
+        raise GameError(f"rules: {key} must be an integer, not {kind_of(value)}")
+    return value
+
+
+def cell_list(value, key):
+    """A JSON list of integers (cell indices), or a GameError naming the key."""
+    if not isinstance(value, list):
+        raise GameError(f"rules: {key} must be a list of cell indices, not {kind_of(value)}")
+    for x in value:
+        if not is_int(x):
+            raise GameError(f"rules: {key} must be a list of cell indices, not hold {kind_of(x)}")
+    return value
+
+
+def cell_lists(value, key, cap, what):
+    """A JSON list of at most ``cap`` lists of cell indices."""
+    if not isinstance(value, list):
+        raise GameError(f"rules: {key} must be a list of lists of cell indices, not {kind_of(value)}")
+    if len(value) > cap:
+        raise GameError(f"rules: {key} lists {len(value)} {what}; at most {cap} are allowed")
+    return [tuple(cell_list(p, f"{key}[{i}]")) for i, p in enumerate(value)]
+
+
 def game_from_rules(data, spec):
-    """A Game from rules data (the game-file format)."""
+    """A Game from rules data (the game-file format), every field checked for its JSON type
+    (a missing optional field, or null, takes its default)."""
     if not isinstance(data, dict):
         raise GameError("rules data must be a JSON object")
-    known = {"name", "width", "height", "cells", "win_patterns", "symmetries", "first_move_forbidden",
-             "disc_cap", "gravity", "move_order"}  # fmt: skip
-    extra = set(data) - known
+    extra = set(data) - set(RULE_KEYS)
     if extra:
-        raise GameError(f"unknown key(s) in rules data: {', '.join(sorted(extra))}")
-    try:
-        width, height = int(data["width"]), int(data["height"])
-        patterns = [[int(c) for c in p] for p in data["win_patterns"]]
-        return build_game(
-            spec,
-            width,
-            height,
-            patterns,
-            cells=data.get("cells"),
-            symmetries=data.get("symmetries", "auto"),
-            first_move_forbidden=data.get("first_move_forbidden") or (),
-            disc_cap=data.get("disc_cap") or 0,
-            gravity=bool(data.get("gravity", False)),
-            order=data.get("move_order"),
-            title=str(data.get("name", spec)),
-        )
-    except KeyError as e:
-        raise GameError(f"rules data lacks the key {e.args[0]!r}") from None
-    except (TypeError, ValueError, OverflowError) as e:
-        if isinstance(e, GameError):
-            raise
-        raise GameError(f"malformed rules data: {e}") from None
+        raise GameError(f"unknown key(s) in rules data: {shown(', '.join(sorted(extra)))}")
+    for key in ("width", "height", "win_patterns"):
+        if key not in data:
+            raise GameError(f"rules data lacks the key '{key}'")
+    get = data.get
+    symmetries = "auto" if get("symmetries") is None else get("symmetries")
+    if symmetries != "auto":
+        symmetries = cell_lists(symmetries, "symmetries", MAX_SYMMETRIES, "symmetries")
+    gravity = False if get("gravity") is None else get("gravity")
+    if not isinstance(gravity, bool):
+        raise GameError(f"rules: gravity must be true or false, not {kind_of(gravity)}")
+    name = get("name")
+    if name is not None and not isinstance(name, str):
+        raise GameError(f"rules: name must be a string, not {kind_of(name)}")
+    optional = {key: None if get(key) is None else cell_list(get(key), key)
+                for key in ("cells", "first_move_forbidden", "move_order")}  # fmt: skip
+    if optional["cells"] is not None and len(set(optional["cells"])) != len(optional["cells"]):
+        raise GameError("rules: cells lists a cell twice")
+    return build_game(
+        spec,
+        int_field(data["width"], "width"),
+        int_field(data["height"], "height"),
+        cell_lists(data["win_patterns"], "win_patterns", MAX_PATTERNS, "win patterns"),
+        cells=optional["cells"],
+        symmetries=symmetries,
+        first_move_forbidden=optional["first_move_forbidden"] or (),
+        disc_cap=0 if get("disc_cap") is None else int_field(get("disc_cap"), "disc_cap"),
+        gravity=gravity,
+        order=optional["move_order"],
+        title=shown(spec if name is None else name, 80),
+    )
+
