@@ -27,8 +27,7 @@ from pndb.book import BookError, read_book
 from pndb.cli import main
 from pndb.games import kernels as K
 from pndb.games import load_game
-from pndb.games.notation import play_moves
-from pndb.games.notation import shown
+from pndb.games.notation import play_moves, shown
 from pndb.games.spec import MAX_PATTERNS, MAX_SYMMETRIES, minimal_patterns
 
 MAGIC = {1: b"PNBOOK\x00\x01", 2: b"PNBOOK\x00\x02"}

@@ -15,8 +15,8 @@ import numpy as np
 from pndb.games import kernels as K
 from pndb.games import notation
 from pndb.games.kernels import Tables
-from pndb.values import Status
 from pndb.games.notation import shown
+from pndb.values import Status
 
 # Caps on rules data (docs/game-format.md): beyond them a file is refused before any work.
 MAX_GAME_FILE = 16 << 20  # bytes of a game file
