@@ -13,7 +13,6 @@ import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import zstandard
@@ -21,7 +20,7 @@ import zstandard
 from pndb import __version__
 from pndb.games import GameError, Position, game_from_rules, shown
 from pndb.games.spec import is_int
-from pndb.values import GAME_OVER, NO_MOVE, Fact, Status, Value, good_for, status_value
+from pndb.values import GAME_OVER, NO_MOVE, Certificate, Fact, Status, Value, good_for, status_value
 
 MAGIC = b"PNBOOK\x00\x01"
 FORMAT_VERSION = 1
@@ -71,9 +70,8 @@ def export_book(store, game, out_path, partial=False):
                 f"not solved yet (known so far: {value.name}); solve on, or export with --partial"
             )
         walker = StrategyWalker(view)
-        records = {}
         for fact in STRATEGIES[value]:
-            records.update(walker.strategy(bytes.fromhex(root_hex), fact))
+            walker.strategy(bytes.fromhex(root_hex), fact)
     header = {
         "format": "pndb-book",
         "format_version": FORMAT_VERSION,
@@ -83,26 +81,41 @@ def export_book(store, game, out_path, partial=False):
         "start": start,
         "value": value.name,
         "partial": bool(partial),
-        "records": len(records),
+        "records": len(walker.records),
         "record_size": RECORD.itemsize,
     }
-    write_book(out_path, header, records)
+    write_book(out_path, header, walker.records, walker.certs)
     return header
 
 
 @dataclass
 class StrategyWalker:
-    """Follows one player's strategy through a read view of the DAG and its proof table."""
+    """Follows strategies through a read view of the DAG, its proof table and its certificates,
+    collecting what a book holds: a record per position the strategies need (the owner's move,
+    or none where a certificate decides the position) and the certificates used."""
 
     view: object  # a store.ReadView with the game
+    records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
+    certs: dict = field(default_factory=dict)  # key -> {Certificate}
 
     def interval(self, key):
-        """What the database proved about a position: node record and proof record together."""
+        """What the database proved about a position: node, proof record and certificates."""
         lo, hi = 0, 2
         for rec in (self.view.node(key), self.view.proof(key)):
             if rec is not None:
                 lo, hi = max(lo, rec.lo), min(hi, rec.hi)
+        for cert in self.view.certificates(key):
+            v = self.view.game.certificate_value(cert)
+            lo, hi = max(lo, v.lo), min(hi, v.hi)
         return lo, hi
+
+    def certificate_for(self, key, fact):
+        """A stored certificate of ``key`` that proves what ``fact`` needs, or None."""
+        for cert in self.view.certificates(key):
+            v = self.view.game.certificate_value(cert)
+            if good_for(v.lo, v.hi, fact):
+                return cert
+        return None
 
     def owner_move(self, key, fact, children):
         """The strategy owner's move at ``key``: from the proof table, else a good stored child."""
@@ -116,10 +129,16 @@ class StrategyWalker:
                 return m
         return None
 
+    def record(self, key, move):
+        """Record ``move`` at ``key`` (NO_MOVE keeps a move another strategy recorded there)."""
+        old = self.records.get(key)
+        if move == NO_MOVE and old is not None:
+            move = old[0]
+        self.records[key] = (move, VALUE_CODES[Value.of(*self.interval(key))])
+
     def strategy(self, root, fact):
-        """key -> (move, value code) at every owner-to-move position of the strategy."""
+        """Walk the strategy that proves ``fact`` from ``root``, adding what it needs."""
         game = self.view.game
-        records = {}
         seen = set()
         stack = [root]
         while stack:
@@ -130,28 +149,43 @@ class StrategyWalker:
             pos = game.position(key)
             if game.status(pos) != Status.ONGOING:
                 continue
+            cert = self.certificate_for(key, fact)
+            if cert is not None:
+                self.certs.setdefault(key, set()).add(cert)
+                self.record(key, NO_MOVE)
+                continue
             children = game.children(pos)
             keys, moves, statuses = children
             if game.first_to_move(pos) == fact.proven:
                 move = self.owner_move(key, fact, children)
                 if move is None:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
-                records[key] = (move, VALUE_CODES[Value.of(*self.interval(key))])
+                self.record(key, move)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     stack.append(keys[i])
             else:
                 stack.extend(k for k, st in zip(keys, statuses) if st not in GAME_OVER)
-        return records
 
 
-def write_book(path, header, records):
-    """Write header and records (key -> (move, value code)) as a book file."""
+def write_book(path, header, records, certs=None):
+    """Write header and records (key -> (move, value code)) as a book file: format version 1,
+    or version 2 when there are certificates (key -> {Certificate}), sorted by key and payload."""
     arr = np.empty(len(records), RECORD)
     for i, (key, (move, code)) in enumerate(sorted(records.items())):
         arr[i] = (int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big"), move, code)
+    table = b"".join(
+        key + bytes([cert.kind]) + len(cert.payload).to_bytes(2, "big") + cert.payload
+        for key in sorted(certs or {})
+        for cert in sorted(certs[key])
+    )
+    magic = MAGIC
+    if certs:
+        magic = MAGICS[2]
+        count = sum(len(c) for c in certs.values())
+        header.update(format_version=2, certificates=count, certificate_bytes=len(table))
     head = json.dumps(header, sort_keys=True).encode()
-    raw = MAGIC + len(head).to_bytes(4, "big") + head + arr.tobytes()
+    raw = magic + len(head).to_bytes(4, "big") + head + arr.tobytes() + table
     data = zstandard.ZstdCompressor(level=10, write_checksum=True).compress(raw)
     write_atomically(Path(path), data)
 
@@ -185,13 +219,6 @@ RESERVED_KINDS = {2: "Connect Four rules"}
 CHUNK = 1 << 16  # records read, checked and kept per step
 
 
-class Certificate(NamedTuple):
-    """A version 2 certificate as stored: its kind and its payload (docs/book-format.md)."""
-
-    kind: int
-    payload: bytes
-
-
 @dataclass
 class Book:
     """A book as read: the header, the records, the rules rebuilt, the certificates by key."""
@@ -199,7 +226,7 @@ class Book:
     header: dict
     records: np.ndarray  # RECORD, strictly ascending by key
     game: object
-    certificates: dict = field(default_factory=dict)  # 16-byte canonical key -> Certificate
+    certificates: dict = field(default_factory=dict)  # 16-byte canonical key -> [Certificate]
 
     @property
     def value(self):
@@ -437,7 +464,7 @@ def read_certificates(inflater, book):
     """Read the version 2 certificates into ``book.certificates``, checking their structure."""
     count, declared = book.header["certificates"], book.header["certificate_bytes"]
     used = 0
-    previous = b""
+    previous = (b"",)
     for i in range(count):
         head = inflater.read(CERT_HEAD, f"certificate {i}")
         key, kind, n = head[:16], head[16], int.from_bytes(head[17:19], "big")
@@ -445,9 +472,9 @@ def read_certificates(inflater, book):
         if used > declared:
             raise BookError(f"the book is damaged: certificate {i} runs past the header's certificate_bytes")
         payload = inflater.read(n, f"certificate {i}")
-        if key <= previous:
-            raise BookError(f"the book is damaged: certificate {i}: its key is not above the one before it")
-        previous = key
+        if (key, kind, payload) <= previous:
+            raise BookError(f"the book is damaged: certificate {i}: it does not follow the one before it (key, kind, payload)")
+        previous = (key, kind, payload)
         a, b = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
         row = book.index(a, b)
         if row is None:
@@ -456,7 +483,7 @@ def read_certificates(inflater, book):
         problem = certificate_problem(book.game, a, b, kind, payload, value)
         if problem:
             raise BookError(f"the book is damaged: certificate {i}: {problem}")
-        book.certificates[key] = Certificate(kind, payload)
+        book.certificates.setdefault(key, []).append(Certificate(kind, payload))
     if used != declared:
         raise BookError(f"the book is damaged: its certificates take {used} bytes, not {declared}")
 

@@ -44,6 +44,7 @@ class NodeCache:
     dirty: set = field(default_factory=set)
     new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
     new_proofs: dict = field(default_factory=dict)  # key -> Proof not yet committed
+    new_certs: list = field(default_factory=list)  # (key, Certificate) not yet committed
     view: object = None
 
     def __post_init__(self):
@@ -77,6 +78,9 @@ class NodeCache:
     def put_proof(self, key, proof):
         self.new_proofs[key] = proof
 
+    def add_certificate(self, key, cert):
+        self.new_certs.append((key, cert))
+
     def stored_counts(self):
         """Node, link and proof-record counts as of the last checkpoint."""
         return self.view.counts()
@@ -89,11 +93,13 @@ class NodeCache:
             nodes=[(k, self.records[k]) for k in self.dirty],
             links=links,
             proofs=self.new_proofs.items(),
+            certs=self.new_certs,
             meta=meta,
         )
         self.dirty.clear()
         self.new_links.clear()
         self.new_proofs.clear()
+        self.new_certs = []
         self.evict()
         self.view = self.store.view()
 

@@ -15,7 +15,7 @@ proof), export writes the same value's book, and a resumed solve goes on from th
 from typing import NamedTuple
 
 from pndb.book import STRATEGIES, StrategyWalker
-from pndb.values import EMPTY_PROOF, EXPANDED
+from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE
 
 
 class CompactReport(NamedTuple):
@@ -57,7 +57,6 @@ def compact(store, game):
         if root_hex is None:
             return CompactReport(0, 0, 0, 0, 0, 0, bytes_before, bytes_before)
         keep, frontier = open_part(view, bytes.fromhex(root_hex))
-        walker = StrategyWalker(view)
         proofs = {}
         leaves = []
         for key in frontier:
@@ -65,9 +64,12 @@ def compact(store, game):
             if rec.terminal:
                 continue
             for fact in STRATEGIES[rec.value]:
-                for k, (move, _) in walker.strategy(key, fact).items():
-                    old = proofs.get(k) or view.proof(k) or EMPTY_PROOF
-                    proofs[k] = old.with_fact(fact, move)
+                walker = StrategyWalker(view)
+                walker.strategy(key, fact)
+                for k, (move, _) in walker.records.items():
+                    if move != NO_MOVE:  # else a certificate decides it, and stays stored
+                        old = proofs.get(k) or view.proof(k) or EMPTY_PROOF
+                        proofs[k] = old.with_fact(fact, move)
             if rec.expanded:
                 leaves.append((key, rec._replace(flags=rec.flags & ~EXPANDED)))
         expanded = keep - frontier

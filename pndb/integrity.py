@@ -56,23 +56,36 @@ def proof_move(view, key, fact):
     return None if proof is None else proof.strategy_move(fact)
 
 
+def certified(view, key, fact):
+    """True when a stored certificate of ``key`` holds and proves what ``fact`` needs."""
+    game = view.game
+    for cert in view.certificates(key):
+        v = game.certificate_value(cert)
+        if good_for(v.lo, v.hi, fact) and game.certificate_holds(game.position(key), cert):
+            return True
+    return False
+
+
+def backed(view, key, fact):
+    """A position's proof of ``fact`` starts in the store: a certificate, or a proof record's
+    move for its owner."""
+    return certified(view, key, fact) or proof_move(view, key, fact) is not None
+
+
 def check_decided_leaf(report, view, key, rec):
     """Each question a leaf answers must be backed by the first step of a stored proof."""
     game = view.game
     for fact in PROOF_FACT:
         if not good_for(rec.lo, rec.hi, fact):
             continue
-        if game.first_to_move(game.position(key)) == fact.proven:
-            backed = proof_move(view, key, fact) is not None
+        if certified(view, key, fact):
+            ok = True
+        elif game.first_to_move(game.position(key)) == fact.proven:
+            ok = proof_move(view, key, fact) is not None
         else:
             keys, _, statuses = view.children(key)
-            backed = all(
-                good_for(status_value(st).lo, status_value(st).hi, fact)
-                if st != Status.ONGOING
-                else proof_move(view, k, fact) is not None
-                for k, st in zip(keys, statuses)
-            )
-        if not backed:
+            ok = all(decided_good(st, fact) or backed(view, k, fact) for k, st in zip(keys, statuses))
+        if not ok:
             report.problem(f"leaf {key.hex()}: its value {rec.lo, rec.hi} has no proof in the proof table")
             return
 
@@ -142,7 +155,7 @@ def proof_problem(view, key, proof):
             return f"proof record {key.hex()}: move {move} ends the game the wrong way"
         replies = view.children(game.key(child))
         for k, st in zip(replies.keys, replies.statuses):
-            if not decided_good(st, fact) and proof_move(view, k, fact) is None:
+            if not decided_good(st, fact) and not backed(view, k, fact):
                 return f"proof record {key.hex()}: after move {move}, reply {k.hex()} has no proof"
     return None
 
@@ -203,6 +216,10 @@ def check_store(store, game):
             problem = key_problem(game, key) or proof_problem(view, key, proof)
             if problem:
                 report.problem(problem)
+        for key, cert in view.all_certificates():
+            problem = key_problem(game, key)
+            if problem or not game.certificate_holds(game.position(key), cert):
+                report.problem(problem or f"certificate {key.hex()}: it does not hold")
         for key, rec in view.nodes():
             report.nodes += 1
             check_node(report, view, key, rec, linked)

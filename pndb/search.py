@@ -64,6 +64,7 @@ class Search:
     cache: object  # a NodeCache
     game: object
     inner: object = None  # an InnerSolver that evaluates new leaves, or None
+    knowledge: bool = True  # decide new leaves by the game's certificates where it can
     checkpoint_seconds: float = 1.0
     expansions: int = 0  # over the life of this object (one Search may serve many solves)
 
@@ -77,8 +78,18 @@ class Search:
         """Create the root record if the DB does not have it yet."""
         if self.cache.get(key) is None:
             state = self.game.status(self.game.position(key))
-            self.cache.put(key, Node.leaf() if state == Status.ONGOING else Node.terminal_of(state))
+            self.cache.put(key, self.new_leaf(key) if state == Status.ONGOING else Node.terminal_of(state))
 
+    def new_leaf(self, key):
+        """The record of a new ongoing node: unknown, or what the game's knowledge certifies
+        (its certificates are stored, for the book)."""
+        lo, hi = Node.leaf().lo, Node.leaf().hi
+        if self.knowledge:
+            for cert in self.game.certificates(self.game.position(key)):
+                v = self.game.certificate_value(cert)
+                lo, hi = max(lo, v.lo), min(hi, v.hi)
+                self.cache.add_certificate(key, cert)
+        return Node.leaf(lo, hi)
     # ------------------------------------------------------------ the steps
 
     def select(self, root, q):
@@ -100,8 +111,10 @@ class Search:
         for k, st in zip(keys, statuses):
             if self.cache.get(k) is None:
                 if st == Status.ONGOING:
-                    self.cache.put(k, Node.leaf())
-                    fresh.append(k)
+                    leaf = self.new_leaf(k)
+                    self.cache.put(k, leaf)
+                    if not leaf.decided(q):
+                        fresh.append(k)
                 else:
                     self.cache.put(k, Node.terminal_of(st))
             self.cache.link(k, key)

@@ -22,10 +22,11 @@ from pathlib import Path
 
 import lmdb
 
-from pndb.values import Node, Proof
+from pndb.values import Certificate, Node, Proof
 
 SCHEMA_VERSION = 1
 INITIAL_MAP_BYTES = 256 << 20
+MAX_DBS = 5
 LOCK_FILE_BYTES = 64 << 10  # more than LMDB's reader table needs (about 8 KB)
 LOW_SPACE_BYTES = 64 << 20  # a failed commit with less free space than this is a full disk
 
@@ -97,7 +98,7 @@ class Store:
         try:
             size = max(INITIAL_MAP_BYTES, self.file_bytes() * 2)
             self.env = lmdb.open(
-                str(self.path), map_size=size, max_dbs=4, readonly=not writer, create=create, lock=True
+                str(self.path), map_size=size, max_dbs=MAX_DBS, readonly=not writer, create=create, lock=True
             )
             # LMDB maps the file and trusts its meta page: reading a page past the end of a
             # truncated file would kill the process (SIGBUS), so compare the sizes first
@@ -117,6 +118,10 @@ class Store:
         self.nodes = self.env.open_db(b"nodes", create=create)
         self.parents = self.env.open_db(b"parents", dupsort=True, dupfixed=True, create=create)
         self.proof = self.env.open_db(b"proof", create=create)
+        try:  # a database written before certificates existed has no such table: nothing in it
+            self.certs = self.env.open_db(b"certs", dupsort=True, create=create)
+        except lmdb.NotFoundError:
+            self.certs = None
 
     def close(self):
         env = getattr(self, "env", None)
@@ -147,13 +152,14 @@ class Store:
 
     # ------------------------------------------------------------ writing
 
-    def commit(self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=()):
+    def commit(self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=(), certs=()):
         """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
 
         ``nodes``: (key, Node); ``links``: (child, parent); ``proofs``: (key, Proof);
-        ``meta``: name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first.
+        ``certs``: (key, Certificate); ``meta``: name -> JSON value; ``drop_nodes``,
+        ``drop_links``: what to delete first.
         """
-        nodes, links, proofs = list(nodes), list(links), list(proofs)
+        nodes, links, proofs, certs = list(nodes), list(links), list(proofs), list(certs)
         while True:
             try:
                 with self.env.begin(write=True) as txn:
@@ -168,6 +174,8 @@ class Store:
                         txn.put(child, parent, db=self.parents, dupdata=True)
                     for key, rec in proofs:
                         txn.put(key, PROOF.pack(*rec), db=self.proof)
+                    for key, cert in certs:
+                        txn.put(key, bytes([cert.kind]) + cert.payload, db=self.certs, dupdata=True)
                     for name, value in (meta or {}).items():
                         txn.put(name.encode(), encode_meta(value), db=self.meta)
                 return
@@ -195,7 +203,7 @@ class Store:
         self.env.close()
         os.replace(tmp / "data.mdb", self.path / "data.mdb")
         tmp.rmdir()
-        self.env = lmdb.open(str(self.path), map_size=size, max_dbs=4, lock=True)
+        self.env = lmdb.open(str(self.path), map_size=size, max_dbs=MAX_DBS, lock=True)
         self.open_tables(create=True)
 
 
@@ -227,6 +235,21 @@ class ReadView:
     def proof(self, key):
         raw = self.txn.get(key, db=self.store.proof)
         return None if raw is None else decode(Proof, PROOF, key, raw)
+
+    def certificates(self, key):
+        """The Certificates stored for ``key`` (a position may have one per defender)."""
+        if self.store.certs is None:
+            return []
+        cur = self.txn.cursor(db=self.store.certs)
+        if not cur.set_key(key):
+            return []
+        return [decode_certificate(key, v) for v in cur.iternext_dup()]
+
+    def all_certificates(self):
+        """(key, Certificate) for every stored certificate."""
+        if self.store.certs is not None:
+            for k, v in self.txn.cursor(db=self.store.certs):
+                yield k, decode_certificate(k, v)
 
     def parents(self, key):
         cur = self.txn.cursor(db=self.store.parents)
@@ -266,6 +289,7 @@ class ReadView:
             "nodes": self.txn.stat(self.store.nodes)["entries"],
             "parent_links": self.txn.stat(self.store.parents)["entries"],
             "proof_records": self.txn.stat(self.store.proof)["entries"],
+            "certificates": self.txn.stat(self.store.certs)["entries"] if self.store.certs is not None else 0,
         }
 
 
@@ -277,6 +301,12 @@ def decode(record, layout, key, raw):
             f"under a key of {len(key)} bytes"
         )
     return record._make(layout.unpack(raw))
+
+
+def decode_certificate(key, raw):
+    if len(key) != 16 or len(raw) < 1:
+        raise StoreError("the database is damaged: an empty certificate record")
+    return Certificate(raw[0], bytes(raw[1:]))
 
 
 def decode_meta(name, raw):

@@ -193,6 +193,17 @@ class Node(NamedTuple):
 NO_MOVE = 255
 
 
+class Certificate(NamedTuple):
+    """A position decided by game knowledge instead of moves (book format version 2): its kind
+    and payload, as docs/book-format.md defines them; the game says what it proves."""
+
+    kind: int
+    payload: bytes
+
+
+PAIRING = 1  # kind 1: a pairing strategy of a placement game without gravity
+
+
 class Proof(NamedTuple):
     """A proof record: the interval proven and the strategy move for each question (NO_MOVE)."""
 

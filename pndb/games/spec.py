@@ -16,7 +16,7 @@ from pndb.games import kernels as K
 from pndb.games import notation
 from pndb.games.kernels import Tables
 from pndb.games.notation import shown
-from pndb.values import Status
+from pndb.values import PAIRING, Certificate, Status, Value
 
 # Caps on rules data (docs/game-format.md): beyond them a file is refused before any work.
 MAX_GAME_FILE = 16 << 20  # bytes of a game file
@@ -194,6 +194,44 @@ class Game:
 
     def outcome_text(self, status):
         return notation.outcome_text(status)
+
+    # ------------------------------------------------------------ knowledge with certificates
+
+    def certificates(self, pos):
+        """Certificates that decide more of an ongoing position than nothing: pairing
+        strategies (docs/book-format.md, kind 1) for the second player (the first does not win)
+        and for the first player (the second does not win). None with gravity."""
+        if self.gravity:
+            return []
+        from pndb.games import patterns
+
+        out = []
+        for defender in (patterns.DEFENDER_SECOND, patterns.DEFENDER_FIRST):
+            found = patterns.pairing(self, pos.first, pos.second, defender)
+            if found.found:
+                payload = bytes([defender, *(c for pair in found.pairs for c in pair)])
+                out.append(Certificate(PAIRING, payload))
+        return out
+
+    def certificate_value(self, cert):
+        """What a certificate proves, as a Value."""
+        return Value.FIRST_WONT_WIN if cert.payload[0] == 2 else Value.SECOND_WONT_WIN
+
+    def certificate_holds(self, pos, cert):
+        """The definition of docs/book-format.md, checked plainly: no gravity; pairs of distinct,
+        empty, playable cells, no cell twice; every pattern without a defender stone holds a
+        pair."""
+        payload = cert.payload
+        if cert.kind != PAIRING or self.gravity or len(payload) % 2 != 1 or payload[0] not in (1, 2):
+            return False
+        cells = list(payload[1:])
+        occupied = pos.first | pos.second
+        if len(set(cells)) != len(cells) or any(c not in self.cells or occupied >> c & 1 for c in cells):
+            return False
+        defender = pos.first if payload[0] == 1 else pos.second
+        pairs = [(1 << x) | (1 << y) for x, y in zip(cells[::2], cells[1::2])]
+        masks = [sum(1 << c for c in p) for p in self.patterns]
+        return all(any(m & p == p for p in pairs) for m in masks if not m & defender)
 
     def summary(self):
         """One row of `pndb games`: board, cells, symmetries, win patterns, special rules."""

@@ -1,0 +1,84 @@
+"""Game knowledge in the search: positions decided by pairing certificates (docs/book-format.md,
+kind 1) get the reference minimax's value, `check` accepts them, and their books carry the
+certificates and pass the independent verifier."""
+
+import json
+import random
+
+import pytest
+import reference as R
+from conftest import cli
+
+from pndb.games import load_game
+from pndb.games.spec import Position
+
+REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
+
+
+def ok(p):
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+@pytest.mark.parametrize("spec", ["mnk:4,4,4", "mnk:4,4,3", "tictactoe"])
+def test_solve_with_certificates_gives_verified_books(tmp_path, spec):
+    db, book = tmp_path / "db", tmp_path / "b.pnbook"
+    out = ok(cli("solve", spec, "--db", db, "--quiet"))
+    want = REF_NAME[R.minimax(R.ref_game(spec), 0, 0)]
+    assert f"({want})" in out
+    assert "consistent" in ok(cli("check", db))
+    ok(cli("export", db, "-o", book))
+    assert ok(cli("verify", book)).startswith("OK")
+    if spec == "mnk:4,4,4":  # a draw the pairings decide near the root
+        assert json.loads(ok(cli("status", "--json", db)))["certificates"] > 0
+        assert "certificates" in ok(cli("verify", book))
+
+
+def random_position(g, rng, stones):
+    a = b = 0
+    for _ in range(stones):
+        moves = R.legal_moves(g, a, b)
+        if R.outcome(g, a, b) != R.ONGOING or not moves:
+            return None
+        a, b = R.play(g, a, b, rng.choice(moves))
+    return (a, b) if R.outcome(g, a, b) == R.ONGOING else None
+
+
+def test_certificates_of_random_positions_hold_and_agree_with_minimax():
+    """Every certificate the game gives on random mnk:5,4,4 positions holds by its definition,
+    and what it proves contains the reference minimax value."""
+    spec = "mnk:5,4,4"
+    game, g, rng = load_game(spec), R.ref_game(spec), random.Random(9)
+    found = 0
+    for _ in range(400):
+        pos = random_position(g, rng, rng.randrange(6, 14))
+        if pos is None:
+            continue
+        value = R.minimax(g, *pos)
+        for cert in game.certificates(Position(*pos)):
+            found += 1
+            assert game.certificate_holds(Position(*pos), cert)
+            v = game.certificate_value(cert)
+            assert v.lo <= value + 1 <= v.hi, (pos, cert, value)
+    assert found > 20
+
+
+def test_random_positions_solved_with_knowledge_match_minimax(tmp_path):
+    spec = "mnk:5,4,4"
+    g, rng = R.ref_game(spec), random.Random(4)
+    lines = []
+    while len(lines) < 15:
+        pos = random_position(g, rng, rng.randrange(8, 12))
+        if pos is not None:
+            lines.append(pos)
+    game = load_game(spec)
+    texts = []
+    for a, b in lines:  # move strings that reach each position: first's stones and second's alternate
+        fa = [c for c in range(20) if a >> c & 1]
+        fb = [c for c in range(20) if b >> c & 1]
+        cells = [x for pair in zip(fa, fb + [None]) for x in pair if x is not None]
+        texts.append(game.format_moves(cells).replace(" ", ""))
+    (tmp_path / "p.txt").write_text("\n".join(texts) + "\n")
+    out = ok(cli("solve", spec, "--positions", tmp_path / "p.txt", "--inner-nodes", "300", "--quiet"))
+    for (a, b), line in zip(lines, out.splitlines()):
+        assert line.split()[1] == REF_NAME[R.minimax(g, a, b)], line
