@@ -1,0 +1,572 @@
+"""Allis' strategic rules for Connect Four as a sound leaf evaluator with a checkable certificate.
+
+L. V. Allis, "A Knowledge-Based Approach of Connect-Four", master's thesis, Vrije Universiteit
+Amsterdam, 1988 (report IR-163), chapters 5 to 9. In a position where one player (the
+*opponent*, O) is to move and the number of empty squares is even, the other player (the
+*controller* of the zugzwang, C) may answer every move of O so that every square is taken in
+pairs. A set of rule instances (Claimeven, Baseinverse, Vertical, Aftereven, Lowinverse,
+Highinverse, Baseclaim, Before) that are pairwise compatible (thesis table 7.4) and together
+*solve* (refute) every group O could still complete proves that O does not win (section 5.4,
+"house of cards"; section 8.1). With pndb's first player as White:
+
+- White to move, Black controls: the value is at most a draw, ``first-wont-win``.
+- Black to move, White controls (only on boards with an odd number of squares, where the
+  empty-square count is even with Black to move): ``second-wont-win``.
+
+Square parity. Allis numbers rows 1..H from the bottom on boards of even height and calls row
+r "even" when r is even. What his proofs use is the parity of the number of squares *above* a
+square in its column (the controller gets a square when an even number of squares remain above
+it), so this module calls a square *even* when its row index counted from the top (pndb's row
+``cell // width``) is even. On even heights this is exactly Allis' definition; on odd heights it
+is the same argument (docs/book-format.md, "Kind 2", gives the proof outline).
+
+Left out, on purpose (a wrong value is worse than no value):
+
+- Specialbefore (section 6.9): its compatibility note N.B. (ii) is informal.
+- White's odd-threat and threat-combination win conditions (sections 8.2 to 8.4): the thesis
+  states the threat-combination claims without proof; only "won't win" values are produced.
+- Where table 7.4 allows more than disjointness in a few places, this module asks for more
+  (see :func:`compatible`): every accepted set is one Allis accepts, so it is at most weaker.
+
+Positions are pndb's: bitboards ``a`` (first player) and ``b`` (second player), bit i = cell i,
+row-major from the top-left of a width x height grid; the last row is the bottom.
+"""
+
+from enum import IntEnum
+from typing import NamedTuple
+
+FIRST_WONT_WIN = "first-wont-win"
+SECOND_WONT_WIN = "second-wont-win"
+
+CERTIFICATE_KIND = 2  # book format version 2, kind 2
+
+
+class Rule(IntEnum):
+    """Rule codes, as written in a kind 2 certificate."""
+
+    CLAIMEVEN = 1
+    BASEINVERSE = 2
+    VERTICAL = 3
+    AFTEREVEN = 4
+    LOWINVERSE = 5
+    HIGHINVERSE = 6
+    BASECLAIM = 7
+    BEFORE = 8
+
+
+class Instance(NamedTuple):
+    """One applied rule: its name and the cells it uses, in the order docs/book-format.md fixes."""
+
+    rule: Rule
+    cells: tuple
+
+
+class Certificate(NamedTuple):
+    """A chosen set: the controller (1 first player, 2 second player) and its rule instances."""
+
+    controller: int
+    instances: tuple
+
+
+class RulesVerdict(NamedTuple):
+    """What the rules prove. ``value`` is None when they prove nothing; otherwise
+    ``certificate`` is the chosen set and ``solved[i]`` the opponent's groups (cell tuples)
+    refuted by ``certificate.instances[i]`` (every group is in at least one)."""
+
+    value: object
+    certificate: object
+    solved: tuple
+
+
+NO_VERDICT = RulesVerdict(None, None, ())
+
+
+class CertificateError(ValueError):
+    """A certificate that does not prove what it claims."""
+
+
+# ------------------------------------------------------------------ board geometry
+
+
+class Board(NamedTuple):
+    """The geometry of a Connect Four board and the position's occupancy."""
+
+    width: int
+    height: int
+    lines: tuple  # every group of four, as a bitmask
+    full: int
+    occupied: int
+
+    def col(self, s):
+        return s % self.width
+
+    def row(self, s):
+        return s // self.width
+
+    def even(self, s):
+        """Allis' even square: an even number of squares above it in its column."""
+        return self.row(s) % 2 == 0
+
+    def empty(self, s):
+        return not self.occupied >> s & 1
+
+    def below(self, s):
+        """The square directly below s, or -1 on the bottom row."""
+        return s + self.width if self.row(s) < self.height - 1 else -1
+
+    def above(self, s):
+        """The square directly above s (its successor), or -1 on the top row."""
+        return s - self.width if self.row(s) > 0 else -1
+
+    def playable(self, s):
+        """Empty and directly playable (Allis: "directly playable")."""
+        b = self.below(s)
+        return self.empty(s) and (b < 0 or not self.empty(b))
+
+
+def _lines(width, height):
+    out = []
+    for r in range(height):
+        for c in range(width):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                rr, cc = r + 3 * dr, c + 3 * dc
+                if 0 <= rr < height and 0 <= cc < width:
+                    out.append(sum(1 << ((r + i * dr) * width + c + i * dc) for i in range(4)))
+    return tuple(out)
+
+
+_LINES = {}
+
+
+def board_of(game, a, b):
+    """The Board of a Connect Four game (a pndb Game, or any object with width and height)."""
+    if not getattr(game, "gravity", True):
+        raise ValueError(f"{game.spec}: Allis' rules need gravity (Connect Four)")
+    key = (game.width, game.height)
+    if key not in _LINES:
+        _LINES[key] = _lines(*key)
+    return Board(game.width, game.height, _LINES[key], (1 << game.width * game.height) - 1, a | b)
+
+
+def _bit(*cells):
+    m = 0
+    for s in cells:
+        m |= 1 << s
+    return m
+
+
+def _cells(m):
+    return tuple(i for i in range(m.bit_length()) if m >> i & 1)
+
+
+# ------------------------------------------------------------------ rule instances
+
+
+class Applied(NamedTuple):
+    """A rule instance as the search and the compatibility table see it."""
+
+    instance: Instance
+    squares: int  # every square the instance uses, as a bitmask
+    claims: tuple  # masks m: every opponent group g with g & m == m is solved ...
+    above_all: tuple  # ... and, for Aftereven, tuples of per-column masks (one square of each)
+    claimevens: tuple  # (lower, upper) Claimeven parts, for condition 2 of table 7.4
+    parts: tuple  # (column, kind, squares mask): Claimeven/Vertical parts of Aftereven/Before
+    inverse_low: tuple  # (column, lowest square) of a Lowinverse or Highinverse
+
+    def solves(self, g):
+        if any(g & m == m for m in self.claims):
+            return True
+        return any(all(g & m for m in cols) for cols in self.above_all)
+
+
+def _applied(rule, cells, squares, claims, above_all=(), claimevens=(), parts=(), inverse_low=()):
+    return Applied(Instance(rule, tuple(cells)), squares, tuple(claims), tuple(above_all),
+                   tuple(claimevens), tuple(parts), tuple(inverse_low))  # fmt: skip
+
+
+def claimeven(bd, lower, upper):
+    """Thesis 6.1. Required: two squares directly above each other, both empty, the upper one
+    even. Solutions: all groups which contain the upper square."""
+    if not (bd.empty(upper) and bd.even(upper) and bd.below(upper) == lower and bd.empty(lower)):
+        return None
+    return _applied(Rule.CLAIMEVEN, (lower, upper), _bit(lower, upper), [_bit(upper)],
+                    claimevens=[(lower, upper)])  # fmt: skip
+
+
+def baseinverse(bd, x, y):
+    """Thesis 6.2. Required: two directly playable squares. Solutions: all groups which contain
+    both squares."""
+    if not (x < y and bd.playable(x) and bd.playable(y)):
+        return None
+    return _applied(Rule.BASEINVERSE, (x, y), _bit(x, y), [_bit(x, y)])
+
+
+def vertical(bd, lower, upper):
+    """Thesis 6.3. Required: two squares directly above each other, both empty, the upper one
+    odd. Solutions: all groups which contain both squares."""
+    if not (bd.empty(upper) and not bd.even(upper) and bd.below(upper) == lower and bd.empty(lower)):
+        return None
+    return _applied(Rule.VERTICAL, (lower, upper), _bit(lower, upper), [_bit(lower, upper)])
+
+
+def _own_group(bd, cells, opponent):
+    """The cells as a group of the controller (no opponent stone) with its empty squares."""
+    m = _bit(*cells)
+    if len(cells) != 4 or m not in bd.lines or m & opponent:
+        return None
+    return [s for s in cells if bd.empty(s)]
+
+
+def aftereven(bd, cells, opponent):
+    """Thesis 6.4. Required: a group which can be completed by the controller using only the
+    even squares of a set of Claimevens (the Aftereven group; its empty squares lie in the
+    Aftereven columns). Solutions: all groups which have at least one square in all Aftereven
+    columns above the empty square of the Aftereven group in that column; all groups solved by
+    the Claimevens."""
+    empties = _own_group(bd, cells, opponent)
+    if not empties:
+        return None
+    parts = [claimeven(bd, bd.below(s), s) if bd.below(s) >= 0 else None for s in empties]
+    if any(p is None for p in parts):
+        return None
+    above = []
+    for s in empties:
+        col = 0
+        t = bd.above(s)
+        while t >= 0:
+            col |= 1 << t
+            t = bd.above(t)
+        above.append(col)
+    return _applied(Rule.AFTEREVEN, sorted(cells), sum(p.squares for p in parts),
+                    [_bit(s) for s in empties], [tuple(above)],
+                    claimevens=[p.claimevens[0] for p in parts],
+                    parts=[(bd.col(s), Rule.CLAIMEVEN, p.squares) for s, p in zip(empties, parts)])  # fmt: skip
+
+
+def lowinverse(bd, l1, u1, l2, u2):
+    """Thesis 6.5. Required: two different columns, in each two empty squares directly above
+    each other, the upper one odd. Solutions: all groups which contain both upper squares; all
+    groups solved by the two Verticals (l1, u1) and (l2, u2)."""
+    v1, v2 = vertical(bd, l1, u1), vertical(bd, l2, u2)
+    if v1 is None or v2 is None or not bd.col(l1) < bd.col(l2):
+        return None
+    return _applied(Rule.LOWINVERSE, (l1, u1, l2, u2), v1.squares | v2.squares,
+                    [_bit(u1, u2), _bit(l1, u1), _bit(l2, u2)],
+                    inverse_low=[(bd.col(l1), l1), (bd.col(l2), l2)])  # fmt: skip
+
+
+def highinverse(bd, a1, b1, c1, a2, b2, c2):
+    """Thesis 6.6. Required: two different columns, in each three empty squares directly above
+    each other, the upper one even. Solutions: all groups which contain the two upper squares;
+    the two middle squares; the two highest squares of one column; if the lower square of the
+    first column is directly playable, all groups which contain it and the upper square of the
+    second column; likewise with the columns swapped."""
+    for a, b, c in ((a1, b1, c1), (a2, b2, c2)):
+        if not (all(bd.empty(s) for s in (a, b, c)) and bd.even(c)
+                and bd.below(c) == b and bd.below(b) == a):  # fmt: skip
+            return None
+    if not bd.col(a1) < bd.col(a2):
+        return None
+    claims = [_bit(c1, c2), _bit(b1, b2), _bit(b1, c1), _bit(b2, c2)]
+    if bd.playable(a1):
+        claims.append(_bit(a1, c2))
+    if bd.playable(a2):
+        claims.append(_bit(a2, c1))
+    return _applied(Rule.HIGHINVERSE, (a1, b1, c1, a2, b2, c2), _bit(a1, b1, c1, a2, b2, c2),
+                    claims, inverse_low=[(bd.col(a1), a1), (bd.col(a2), a2)])  # fmt: skip
+
+
+def baseclaim(bd, p1, p2, p3, q):
+    """Thesis 6.7. Required: three directly playable squares and the square above the second
+    one, which must be even. Solutions: all groups which contain the first playable square and
+    the square above the second; all groups which contain the second and third playable
+    squares."""
+    if not (all(bd.playable(s) for s in (p1, p2, p3)) and len({p1, p2, p3}) == 3
+            and bd.above(p2) == q and q >= 0 and bd.even(q)):  # fmt: skip
+        return None
+    return _applied(Rule.BASECLAIM, (p1, p2, p3, q), _bit(p1, p2, p3, q),
+                    [_bit(p1, q), _bit(p2, p3)], claimevens=[(p2, q)])  # fmt: skip
+
+
+def before(bd, cells, pairs, opponent):
+    """Thesis 6.8. Required: a group without men of the opponent (the Before group), none of
+    whose empty squares lies in the upper row; for each empty square s either a Claimeven with
+    s as upper square or a Vertical (s, square above s) of any parity. Solutions: all groups
+    which contain all successors of the empty squares; all groups solved by its Verticals and
+    Claimevens. Here the empty squares must lie in different columns (no vertical Before group
+    with two empty squares, whose pairs would overlap), and not every part is a Claimeven (that
+    Before is an Aftereven, which solves more)."""
+    empties = _own_group(bd, cells, opponent)
+    if not empties or len(pairs) != len(empties) or len({bd.col(s) for s in empties}) != len(empties):
+        return None
+    if any(bd.above(s) < 0 for s in empties):
+        return None
+    claims, claimevens, parts, squares = [], [], [], 0
+    for s, (lower, upper) in zip(empties, pairs):
+        if upper == s and lower == bd.below(s):
+            part, kind = claimeven(bd, lower, upper), Rule.CLAIMEVEN
+            claimevens.append((lower, upper))
+            claims.append(_bit(upper))
+        elif lower == s and upper == bd.above(s) and upper >= 0:
+            part, kind = _applied(Rule.VERTICAL, (s, upper), _bit(s, upper), [_bit(s, upper)]), Rule.VERTICAL
+            claims.append(_bit(s, upper))
+        else:
+            return None
+        if part is None:
+            return None
+        parts.append((bd.col(s), kind, part.squares))
+        squares |= part.squares
+    if not any(kind == Rule.VERTICAL for _, kind, _ in parts):
+        return None
+    claims.append(_bit(*(bd.above(s) for s in empties)))
+    flat = tuple(c for p in pairs for c in p)
+    return _applied(Rule.BEFORE, tuple(sorted(cells)) + flat, squares, claims,
+                    claimevens=claimevens, parts=parts)  # fmt: skip
+
+
+def applied_of(bd, instance, opponent):
+    """The Applied form of a written instance, or None when it is not a valid instance here."""
+    rule, cells = instance.rule, tuple(instance.cells)
+    counts = {Rule.CLAIMEVEN: 2, Rule.BASEINVERSE: 2, Rule.VERTICAL: 2, Rule.AFTEREVEN: 4,
+              Rule.LOWINVERSE: 4, Rule.HIGHINVERSE: 6, Rule.BASECLAIM: 4}  # fmt: skip
+    n = bd.width * bd.height
+    if any(not 0 <= c < n for c in cells):
+        return None
+    if rule == Rule.BEFORE:
+        if len(cells) < 6 or len(cells) % 2 or list(cells[:4]) != sorted(cells[:4]):
+            return None
+        return before(bd, cells[:4], list(zip(cells[4::2], cells[5::2])), opponent)
+    if counts.get(rule) != len(cells):
+        return None
+    if rule == Rule.CLAIMEVEN:
+        return claimeven(bd, *cells)
+    if rule == Rule.BASEINVERSE:
+        return baseinverse(bd, *cells)
+    if rule == Rule.VERTICAL:
+        return vertical(bd, *cells)
+    if rule == Rule.AFTEREVEN:
+        return aftereven(bd, cells, opponent) if list(cells) == sorted(cells) else None
+    if rule == Rule.LOWINVERSE:
+        return lowinverse(bd, *cells)
+    if rule == Rule.HIGHINVERSE:
+        return highinverse(bd, *cells)
+    return baseclaim(bd, *cells)
+
+
+# ------------------------------------------------------------------ compatibility (table 7.4)
+
+_INVERSES = (Rule.LOWINVERSE, Rule.HIGHINVERSE)
+_AFTER_BEFORE = (Rule.AFTEREVEN, Rule.BEFORE)
+
+
+def compatible(bd, x, y):
+    """Thesis table 7.4, read conservatively. Both Aftereven/Before: column-wise disjoint or
+    equal (condition 3; "equal" = the same Claimeven or Vertical part). Both inverses
+    (Lowinverse/Highinverse): disjoint squares and disjoint columns (condition 4 also allows
+    equal columns; not used here). An inverse with a rule that holds Claimevens (Claimeven,
+    Aftereven, Before, Baseclaim): disjoint squares and no such Claimeven below the inverse
+    (conditions 1 and 2; for Claimeven-Lowinverse and Before-Lowinverse Allis asks less).
+    Every other pair: disjoint squares (condition 1)."""
+    if x.instance.rule in _AFTER_BEFORE and y.instance.rule in _AFTER_BEFORE:
+        cols = {c: (k, m) for c, k, m in x.parts}
+        for c, k, m in y.parts:
+            if c in cols and cols[c][1] & m and cols[c] != (k, m):
+                return False
+        return True
+    if x.squares & y.squares:
+        return False
+    xi, yi = x.instance.rule in _INVERSES, y.instance.rule in _INVERSES
+    if xi and yi:
+        return not {c for c, _ in x.inverse_low} & {c for c, _ in y.inverse_low}
+    if xi:
+        return not _below(bd, x, y)
+    if yi:
+        return not _below(bd, y, x)
+    return True
+
+
+def _below(bd, inv, other):
+    """Condition 2 of table 7.4: a Claimeven of ``other`` lies below the inverse ``inv`` in one of
+    its columns (a larger cell index is lower on the board)."""
+    lows = dict(inv.inverse_low)
+    return any(bd.col(lower) in lows and lower > lows[bd.col(lower)] for lower, _ in other.claimevens)
+
+
+
+# ------------------------------------------------------------------ finding instances
+
+
+def instances(bd, opponent, problems):
+    """Every instance of the rules that solves at least one of ``problems`` (group masks)."""
+    n = bd.width * bd.height
+    empty = [s for s in range(n) if bd.empty(s)]
+    playable = [s for s in empty if bd.playable(s)]
+    found = []
+    found += [claimeven(bd, bd.below(s), s) for s in empty if bd.below(s) >= 0]
+    found += [baseinverse(bd, x, y) for x in playable for y in playable if x < y]
+    found += [vertical(bd, bd.below(s), s) for s in empty if bd.below(s) >= 0]
+    lows = [[] for _ in range(bd.width)]  # Lowinverse column parts (lower, upper)
+    highs = [[] for _ in range(bd.width)]  # Highinverse column parts (a, b, c)
+    for s in empty:
+        b = bd.below(s)
+        if b >= 0 and bd.empty(b):
+            lows[bd.col(s)].append((b, s))
+            if bd.below(b) >= 0 and bd.empty(bd.below(b)):
+                highs[bd.col(s)].append((bd.below(b), b, s))
+    for c1 in range(bd.width):
+        for c2 in range(c1 + 1, bd.width):
+            found += [lowinverse(bd, *p1, *p2) for p1 in lows[c1] for p2 in lows[c2]]
+            found += [highinverse(bd, *p1, *p2) for p1 in highs[c1] for p2 in highs[c2]]
+    for p2 in playable:
+        q = bd.above(p2)
+        if q >= 0 and bd.even(q):
+            found += [baseclaim(bd, p1, p2, p3, q) for p1 in playable for p3 in playable
+                      if len({p1, p2, p3}) == 3]  # fmt: skip
+    for line in bd.lines:
+        if line & opponent:
+            continue
+        cells = _cells(line)
+        found.append(aftereven(bd, cells, opponent))
+        options = []
+        for s in (s for s in cells if bd.empty(s)):
+            opts = [(s, bd.above(s))] if bd.above(s) >= 0 else []
+            if bd.even(s) and bd.below(s) >= 0 and bd.empty(bd.below(s)):
+                opts.append((bd.below(s), s))
+            options.append(opts)
+        choices = [[]]
+        for opts in options:
+            choices = [c + [o] for c in choices for o in opts]
+        found += [before(bd, cells, pairs, opponent) for pairs in choices if pairs]
+    return [x for x in found if x is not None and any(x.solves(g) for g in problems)]
+
+
+# ------------------------------------------------------------------ the chosen set
+
+
+def _chosen_set(bd, applied, problems):
+    """Allis' FindChosenSet (thesis 9.2): a set of pairwise compatible instances solving every
+    problem, or None. The most constrained problem first; the conflicts of an instance are
+    computed the first time it is tried (the seed's improvement over a full adjacency matrix)."""
+    solvers = [[i for i, x in enumerate(applied) if x.solves(g)] for g in problems]
+    conflicts = {}
+
+    def conflicts_of(i):
+        if i not in conflicts:
+            conflicts[i] = {j for j, y in enumerate(applied) if j != i and not compatible(bd, applied[i], y)}
+        return conflicts[i]
+
+    def search(open_problems, banned, chosen):
+        if not open_problems:
+            return list(chosen)
+        best = None
+        for p in open_problems:
+            usable = [i for i in solvers[p] if i not in banned]
+            if best is None or len(usable) < len(best):
+                best = usable
+                if not usable:
+                    return None
+        for i in best:
+            chosen.append(i)
+            rest = [p for p in open_problems if i not in solvers_set[p]]
+            found = search(rest, banned | conflicts_of(i) | {i}, chosen)
+            chosen.pop()
+            if found is not None:
+                return found
+        return None
+
+    solvers_set = [set(s) for s in solvers]
+    return search(list(range(len(problems))), frozenset(), [])
+
+
+def _setting(game, a, b):
+    """(board, controller, controller's stones, opponent's stones), or None when the rules do not
+    apply: an odd number of empty squares (nobody controls the zugzwang) or a finished game."""
+    bd = board_of(game, a, b)
+    empties = bd.full & ~bd.occupied
+    if empties == 0 or bin(empties).count("1") % 2:
+        return None
+    if any(a & g == g or b & g == g for g in bd.lines):
+        return None
+    first_to_move = bin(a).count("1") == bin(b).count("1")
+    return (bd, 2, b, a) if first_to_move else (bd, 1, a, b)
+
+
+def _value(controller):
+    return FIRST_WONT_WIN if controller == 2 else SECOND_WONT_WIN
+
+
+def evaluate(game, a, b):
+    """What Allis' rules prove about the position (a, b) of a Connect Four game.
+
+    The controller is the player who is not to move, when the number of empty squares is even.
+    When a set of compatible rule instances refutes every group the player to move could still
+    complete, the value is that the player to move does not win (``first-wont-win`` with the
+    second player controlling, ``second-wont-win`` with the first); else ``NO_VERDICT``."""
+    setting = _setting(game, int(a), int(b))
+    if setting is None:
+        return NO_VERDICT
+    bd, controller, mine, opponent = setting
+    problems = [g for g in bd.lines if not g & mine]
+    applied = instances(bd, opponent, problems)
+    chosen = _chosen_set(bd, applied, problems)
+    if chosen is None:
+        return NO_VERDICT
+    chosen.sort(key=lambda i: (applied[i].instance.rule, applied[i].instance.cells))
+    solved = tuple(tuple(_cells(g) for g in problems if applied[i].solves(g)) for i in chosen)
+    cert = Certificate(controller, tuple(applied[i].instance for i in chosen))
+    return RulesVerdict(_value(controller), cert, solved)
+
+
+def check_certificate(game, a, b, cert):
+    """The value a certificate proves at (a, b), or CertificateError saying why it proves
+    nothing. The definitions are those of docs/book-format.md, "Kind 2"."""
+    setting = _setting(game, int(a), int(b))
+    if setting is None:
+        raise CertificateError("the rules do not apply: odd number of empty squares or game over")
+    bd, controller, mine, opponent = setting
+    if cert.controller != controller:
+        raise CertificateError(f"the controller is player {controller}, not {cert.controller}")
+    applied = []
+    for inst in cert.instances:
+        x = applied_of(bd, inst, opponent)
+        if x is None:
+            raise CertificateError(f"{inst.rule.name} {inst.cells} is not an instance here")
+        applied.append(x)
+    for i, x in enumerate(applied):
+        for y in applied[i + 1 :]:
+            if not compatible(bd, x, y):
+                raise CertificateError(f"{x.instance} and {y.instance} are not compatible")
+    for g in bd.lines:
+        if not g & mine and not any(x.solves(g) for x in applied):
+            raise CertificateError(f"group {_cells(g)} is not refuted")
+    return _value(controller)
+
+
+# ------------------------------------------------------------------ bytes (book kind 2)
+
+
+def encode_certificate(verdict):
+    """The kind 2 payload of a verdict's certificate (docs/book-format.md, "Kind 2")."""
+    cert = verdict.certificate
+    out = bytearray([cert.controller, len(cert.instances)])
+    for inst in cert.instances:
+        out += bytes([int(inst.rule), len(inst.cells), *inst.cells])
+    return bytes(out)
+
+
+def decode_certificate(data):
+    """The Certificate of a kind 2 payload; CertificateError when it is malformed."""
+    if len(data) < 2 or data[0] not in (1, 2):
+        raise CertificateError("kind 2 payload: bad header")
+    pos, instances_ = 2, []
+    for _ in range(data[1]):
+        if pos + 2 > len(data):
+            raise CertificateError("kind 2 payload: truncated")
+        code, m = data[pos], data[pos + 1]
+        if code not in Rule._value2member_map_ or pos + 2 + m > len(data):
+            raise CertificateError("kind 2 payload: bad instance")
+        instances_.append(Instance(Rule(code), tuple(data[pos + 2 : pos + 2 + m])))
+        pos += 2 + m
+    if pos != len(data):
+        raise CertificateError("kind 2 payload: trailing bytes")
+    return Certificate(data[0], tuple(instances_))
