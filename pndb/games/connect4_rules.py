@@ -181,7 +181,7 @@ class Applied(NamedTuple):
 
 def _applied(rule, cells, squares, claims, above_all=(), claimevens=(), parts=(), inverse_low=()):
     return Applied(Instance(rule, tuple(cells)), squares, tuple(claims), tuple(above_all),
-                   tuple(claimevens), tuple(parts), tuple(inverse_low))  # fmt: skip
+                   tuple(claimevens), tuple(parts), tuple(inverse_low))
 
 
 def claimeven(bd, lower, upper):
@@ -190,7 +190,7 @@ def claimeven(bd, lower, upper):
     if not (bd.empty(upper) and bd.even(upper) and bd.below(upper) == lower and bd.empty(lower)):
         return None
     return _applied(Rule.CLAIMEVEN, (lower, upper), _bit(lower, upper), [_bit(upper)],
-                    claimevens=[(lower, upper)])  # fmt: skip
+                    claimevens=[(lower, upper)])
 
 
 def baseinverse(bd, x, y):
@@ -237,10 +237,15 @@ def aftereven(bd, cells, opponent):
             col |= 1 << t
             t = bd.above(t)
         above.append(col)
-    return _applied(Rule.AFTEREVEN, sorted(cells), sum(p.squares for p in parts),
-                    [_bit(s) for s in empties], [tuple(above)],
-                    claimevens=[p.claimevens[0] for p in parts],
-                    parts=[(bd.col(s), Rule.CLAIMEVEN, p.squares) for s, p in zip(empties, parts)])  # fmt: skip
+    return _applied(
+        Rule.AFTEREVEN,
+        sorted(cells),
+        sum(p.squares for p in parts),
+        [_bit(s) for s in empties],
+        [tuple(above)],
+        claimevens=[p.claimevens[0] for p in parts],
+        parts=[(bd.col(s), Rule.CLAIMEVEN, p.squares) for s, p in zip(empties, parts)],
+    )
 
 
 def lowinverse(bd, l1, u1, l2, u2):
@@ -252,7 +257,7 @@ def lowinverse(bd, l1, u1, l2, u2):
         return None
     return _applied(Rule.LOWINVERSE, (l1, u1, l2, u2), v1.squares | v2.squares,
                     [_bit(u1, u2), _bit(l1, u1), _bit(l2, u2)],
-                    inverse_low=[(bd.col(l1), l1), (bd.col(l2), l2)])  # fmt: skip
+                    inverse_low=[(bd.col(l1), l1), (bd.col(l2), l2)])
 
 
 def highinverse(bd, a1, b1, c1, a2, b2, c2):
@@ -263,7 +268,7 @@ def highinverse(bd, a1, b1, c1, a2, b2, c2):
     second column; likewise with the columns swapped."""
     for a, b, c in ((a1, b1, c1), (a2, b2, c2)):
         if not (all(bd.empty(s) for s in (a, b, c)) and bd.even(c)
-                and bd.below(c) == b and bd.below(b) == a):  # fmt: skip
+                and bd.below(c) == b and bd.below(b) == a):
             return None
     if not bd.col(a1) < bd.col(a2):
         return None
@@ -273,7 +278,7 @@ def highinverse(bd, a1, b1, c1, a2, b2, c2):
     if bd.playable(a2):
         claims.append(_bit(a2, c1))
     return _applied(Rule.HIGHINVERSE, (a1, b1, c1, a2, b2, c2), _bit(a1, b1, c1, a2, b2, c2),
-                    claims, inverse_low=[(bd.col(a1), a1), (bd.col(a2), a2)])  # fmt: skip
+                    claims, inverse_low=[(bd.col(a1), a1), (bd.col(a2), a2)])
 
 
 def baseclaim(bd, p1, p2, p3, q):
@@ -282,10 +287,10 @@ def baseclaim(bd, p1, p2, p3, q):
     the square above the second; all groups which contain the second and third playable
     squares."""
     if not (all(bd.playable(s) for s in (p1, p2, p3)) and len({p1, p2, p3}) == 3
-            and bd.above(p2) == q and q >= 0 and bd.even(q)):  # fmt: skip
+            and bd.above(p2) == q and q >= 0 and bd.even(q)):
         return None
     return _applied(Rule.BASECLAIM, (p1, p2, p3, q), _bit(p1, p2, p3, q),
-                    [_bit(p1, q), _bit(p2, p3)], claimevens=[(p2, q)])  # fmt: skip
+                    [_bit(p1, q), _bit(p2, p3)], claimevens=[(p2, q)])
 
 
 def before(bd, cells, pairs, opponent):
@@ -321,14 +326,14 @@ def before(bd, cells, pairs, opponent):
     claims.append(_bit(*(bd.above(s) for s in empties)))
     flat = tuple(c for p in pairs for c in p)
     return _applied(Rule.BEFORE, tuple(sorted(cells)) + flat, squares, claims,
-                    claimevens=claimevens, parts=parts)  # fmt: skip
+                    claimevens=claimevens, parts=parts)
 
 
 def applied_of(bd, instance, opponent):
     """The Applied form of a written instance, or None when it is not a valid instance here."""
     rule, cells = instance.rule, tuple(instance.cells)
     counts = {Rule.CLAIMEVEN: 2, Rule.BASEINVERSE: 2, Rule.VERTICAL: 2, Rule.AFTEREVEN: 4,
-              Rule.LOWINVERSE: 4, Rule.HIGHINVERSE: 6, Rule.BASECLAIM: 4}  # fmt: skip
+              Rule.LOWINVERSE: 4, Rule.HIGHINVERSE: 6, Rule.BASECLAIM: 4}
     n = bd.width * bd.height
     if any(not 0 <= c < n for c in cells):
         return None
@@ -421,7 +426,7 @@ def instances(bd, opponent, problems):
         q = bd.above(p2)
         if q >= 0 and bd.even(q):
             found += [baseclaim(bd, p1, p2, p3, q) for p1 in playable for p3 in playable
-                      if len({p1, p2, p3}) == 3]  # fmt: skip
+                      if len({p1, p2, p3}) == 3]
     for line in bd.lines:
         if line & opponent:
             continue
@@ -495,8 +500,12 @@ def _value(controller):
     return FIRST_WONT_WIN if controller == 2 else SECOND_WONT_WIN
 
 
-def evaluate(game, a, b):
-    """What Allis' rules prove about the position (a, b) of a Connect Four game.
+ALL_RULES = frozenset(Rule)
+
+
+def evaluate(game, a, b, rules=ALL_RULES):
+    """What Allis' rules prove about the position (a, b) of a Connect Four game (with only
+    the rules in ``rules``, for tests).
 
     The controller is the player who is not to move, when the number of empty squares is even.
     When a set of compatible rule instances refutes every group the player to move could still
@@ -507,7 +516,7 @@ def evaluate(game, a, b):
         return NO_VERDICT
     bd, controller, mine, opponent = setting
     problems = [g for g in bd.lines if not g & mine]
-    applied = instances(bd, opponent, problems)
+    applied = [x for x in instances(bd, opponent, problems) if x.instance.rule in rules]
     chosen = _chosen_set(bd, applied, problems)
     if chosen is None:
         return NO_VERDICT
