@@ -35,6 +35,8 @@ row-major from the top-left of a width x height grid; the last row is the bottom
 from enum import IntEnum
 from typing import NamedTuple
 
+FIRST_WINS = "first-wins"
+SECOND_WINS = "second-wins"
 FIRST_WONT_WIN = "first-wont-win"
 SECOND_WONT_WIN = "second-wont-win"
 
@@ -62,9 +64,11 @@ class Instance(NamedTuple):
 
 
 class Certificate(NamedTuple):
-    """A chosen set: the controller (1 first player, 2 second player) and its rule instances."""
+    """A chosen set: the controller (1 first player, 2 second player), the odd threat of a win
+    condition (NO_THREAT for none) and the rule instances."""
 
     controller: int
+    threat: int
     instances: tuple
 
 
@@ -89,13 +93,17 @@ class CertificateError(ValueError):
 
 
 class Board(NamedTuple):
-    """The geometry of a Connect Four board and the position's occupancy."""
+    """The geometry of a Connect Four board and the part of it the rules may use: the
+    *region*, every empty square except, under a win condition, those of the threat column from
+    the square below the threat up (thesis 8.2: "the rules can only be applied on the board
+    without the column in which White has his odd threat")."""
 
     width: int
     height: int
     lines: tuple  # every group of four, as a bitmask
-    full: int
     occupied: int
+    region: int  # the empty squares the rules may use
+    top: tuple  # per column: the row (from the top) where the region's column would start
 
     def col(self, s):
         return s % self.width
@@ -104,10 +112,15 @@ class Board(NamedTuple):
         return s // self.width
 
     def even(self, s):
-        """Allis' even square: an even number of squares above it in its column."""
-        return self.row(s) % 2 == 0
+        """Allis' even square: an even number of region squares above it in its column."""
+        return (self.row(s) - self.top[self.col(s)]) % 2 == 0
 
     def empty(self, s):
+        """An empty square of the region (the rules' "empty")."""
+        return s >= 0 and self.region >> s & 1 == 1
+
+    def vacant(self, s):
+        """No stone on the square (in the region or not)."""
         return not self.occupied >> s & 1
 
     def below(self, s):
@@ -121,7 +134,7 @@ class Board(NamedTuple):
     def playable(self, s):
         """Empty and directly playable (Allis: "directly playable")."""
         b = self.below(s)
-        return self.empty(s) and (b < 0 or not self.empty(b))
+        return self.empty(s) and (b < 0 or not self.vacant(b))
 
 
 def _lines(width, height):
@@ -138,14 +151,22 @@ def _lines(width, height):
 _LINES = {}
 
 
-def board_of(game, a, b):
-    """The Board of a Connect Four game (a pndb Game, or any object with width and height)."""
+def board_of(game, a, b, threat=-1):
+    """The Board of a Connect Four position (``game``: a pndb Game), its region cut below
+    ``threat`` when one is given."""
     if not getattr(game, "gravity", True):
         raise ValueError(f"{game.spec}: Allis' rules need gravity (Connect Four)")
-    key = (game.width, game.height)
-    if key not in _LINES:
-        _LINES[key] = _lines(*key)
-    return Board(game.width, game.height, _LINES[key], (1 << game.width * game.height) - 1, a | b)
+    w, h = game.width, game.height
+    if (w, h) not in _LINES:
+        _LINES[(w, h)] = _lines(w, h)
+    region = ((1 << w * h) - 1) & ~(a | b)
+    top = [0] * w
+    if threat >= 0:
+        col, under = threat % w, threat // w + 1
+        top[col] = under + 1
+        for r in range(under + 1):
+            region &= ~(1 << (r * w + col))
+    return Board(w, h, _LINES[(w, h)], a | b, region, tuple(top))
 
 
 def _bit(*cells):
@@ -213,6 +234,8 @@ def _own_group(bd, cells, opponent):
     """The cells as a group of the controller (no opponent stone) with its empty squares."""
     m = _bit(*cells)
     if len(cells) != 4 or m not in bd.lines or m & opponent:
+        return None
+    if any(bd.vacant(s) and not bd.empty(s) for s in cells):
         return None
     return [s for s in cells if bd.empty(s)]
 
@@ -287,7 +310,7 @@ def baseclaim(bd, p1, p2, p3, q):
     the square above the second; all groups which contain the second and third playable
     squares."""
     if not (all(bd.playable(s) for s in (p1, p2, p3)) and len({p1, p2, p3}) == 3
-            and bd.above(p2) == q and q >= 0 and bd.even(q)):
+            and bd.above(p2) == q and bd.empty(q) and bd.even(q)):
         return None
     return _applied(Rule.BASECLAIM, (p1, p2, p3, q), _bit(p1, p2, p3, q),
                     [_bit(p1, q), _bit(p2, p3)], claimevens=[(p2, q)])
@@ -304,7 +327,7 @@ def before(bd, cells, pairs, opponent):
     empties = _own_group(bd, cells, opponent)
     if not empties or len(pairs) != len(empties) or len({bd.col(s) for s in empties}) != len(empties):
         return None
-    if any(bd.above(s) < 0 for s in empties):
+    if not all(bd.empty(bd.above(s)) for s in empties):
         return None
     claims, claimevens, parts, squares = [], [], [], 0
     for s, (lower, upper) in zip(empties, pairs):
@@ -312,7 +335,7 @@ def before(bd, cells, pairs, opponent):
             part, kind = claimeven(bd, lower, upper), Rule.CLAIMEVEN
             claimevens.append((lower, upper))
             claims.append(_bit(upper))
-        elif lower == s and upper == bd.above(s) and upper >= 0:
+        elif lower == s and upper == bd.above(s):
             part, kind = _applied(Rule.VERTICAL, (s, upper), _bit(s, upper), [_bit(s, upper)]), Rule.VERTICAL
             claims.append(_bit(s, upper))
         else:
@@ -424,7 +447,7 @@ def instances(bd, opponent, problems):
             found += [highinverse(bd, *p1, *p2) for p1 in highs[c1] for p2 in highs[c2]]
     for p2 in playable:
         q = bd.above(p2)
-        if q >= 0 and bd.even(q):
+        if bd.empty(q) and bd.even(q):
             found += [baseclaim(bd, p1, p2, p3, q) for p1 in playable for p3 in playable
                       if len({p1, p2, p3}) == 3]
     for line in bd.lines:
@@ -434,7 +457,7 @@ def instances(bd, opponent, problems):
         found.append(aftereven(bd, cells, opponent))
         options = []
         for s in (s for s in cells if bd.empty(s)):
-            opts = [(s, bd.above(s))] if bd.above(s) >= 0 else []
+            opts = [(s, bd.above(s))] if bd.empty(bd.above(s)) else []
             if bd.even(s) and bd.below(s) >= 0 and bd.empty(bd.below(s)):
                 opts.append((bd.below(s), s))
             options.append(opts)
@@ -483,21 +506,53 @@ def _chosen_set(bd, applied, problems):
     return search(list(range(len(problems))), frozenset(), [])
 
 
-def _setting(game, a, b):
-    """(board, controller, controller's stones, opponent's stones), or None when the rules do not
-    apply: an odd number of empty squares (nobody controls the zugzwang) or a finished game."""
-    bd = board_of(game, a, b)
-    empties = bd.full & ~bd.occupied
-    if empties == 0 or bin(empties).count("1") % 2:
-        return None
-    if any(a & g == g or b & g == g for g in bd.lines):
+class Setting(NamedTuple):
+    """Who controls the zugzwang in a position, and with what."""
+
+    controller: int  # 1 first player, 2 second player
+    mine: int  # the controller's stones
+    threats: tuple  # the win conditions to try: NO_THREAT, or the controller's odd threats
+
+
+NO_THREAT = -1
+
+
+def _setting(bd, a, b):
+    """The rules' setting in (a, b), or None in a finished game. With an even number of empty
+    squares the player not to move controls the zugzwang (thesis 4.1, 8.1); with an odd number
+    the player not to move needs an odd threat to control it (thesis 4.3, 8.2)."""
+    empties = bd.region
+    if empties == 0 or any(a & g == g or b & g == g for g in bd.lines):
         return None
     first_to_move = bin(a).count("1") == bin(b).count("1")
-    return (bd, 2, b, a) if first_to_move else (bd, 1, a, b)
+    controller, mine = (2, b) if first_to_move else (1, a)
+    if bin(empties).count("1") % 2 == 0:
+        return Setting(controller, mine, (NO_THREAT,))
+    return Setting(controller, mine, odd_threats(bd, mine))
 
 
-def _value(controller):
-    return FIRST_WONT_WIN if controller == 2 else SECOND_WONT_WIN
+def odd_threats(bd, mine):
+    """The controller's odd threats (thesis 3.3, 4.3, 8.2): empty squares that are not directly
+    playable, have an odd number of squares above them, and complete a group of the controller."""
+    out = set()
+    for g in bd.lines:
+        rest = g & ~mine
+        if rest and rest & (rest - 1) == 0 and not rest & bd.occupied:
+            t = rest.bit_length() - 1
+            if bd.row(t) % 2 == 1 and bd.below(t) >= 0 and bd.vacant(bd.below(t)):
+                out.add(t)
+    return tuple(sorted(out))
+
+
+def _dead(bd, threat):
+    """Squares the opponent never gets under a win condition: the threat and those above it."""
+    return sum(1 << s for s in range(threat % bd.width, threat + 1, bd.width)) if threat >= 0 else 0
+
+
+def _value(controller, threat):
+    if threat == NO_THREAT:
+        return FIRST_WONT_WIN if controller == 2 else SECOND_WONT_WIN
+    return FIRST_WINS if controller == 1 else SECOND_WINS
 
 
 ALL_RULES = frozenset(Rule)
@@ -507,34 +562,46 @@ def evaluate(game, a, b, rules=ALL_RULES):
     """What Allis' rules prove about the position (a, b) of a Connect Four game (with only
     the rules in ``rules``, for tests).
 
-    The controller is the player who is not to move, when the number of empty squares is even.
-    When a set of compatible rule instances refutes every group the player to move could still
-    complete, the value is that the player to move does not win (``first-wont-win`` with the
-    second player controlling, ``second-wont-win`` with the first); else ``NO_VERDICT``."""
-    setting = _setting(game, int(a), int(b))
+    With an even number of empty squares the player not to move (the controller) refutes every
+    group of the player to move with a compatible set of rule instances: the player to move does
+    not win (``first-wont-win`` when the second player controls, ``second-wont-win`` when the
+    first does). With an odd number, the player not to move tries each odd threat of his: the
+    rules on the board without the threat column from below the threat up refute every group
+    of the player to move that does not need the threat or a square above it, and the
+    controller wins (``first-wins`` / ``second-wins``). Else ``NO_VERDICT``."""
+    a, b = int(a), int(b)
+    setting = _setting(board_of(game, a, b), a, b)
     if setting is None:
         return NO_VERDICT
-    bd, controller, mine, opponent = setting
-    problems = [g for g in bd.lines if not g & mine]
-    applied = [x for x in instances(bd, opponent, problems) if x.instance.rule in rules]
-    chosen = _chosen_set(bd, applied, problems)
-    if chosen is None:
-        return NO_VERDICT
-    chosen.sort(key=lambda i: (applied[i].instance.rule, applied[i].instance.cells))
-    solved = tuple(tuple(_cells(g) for g in problems if applied[i].solves(g)) for i in chosen)
-    cert = Certificate(controller, tuple(applied[i].instance for i in chosen))
-    return RulesVerdict(_value(controller), cert, solved)
+    for threat in setting.threats:
+        bd = board_of(game, a, b, threat)
+        dead = _dead(bd, threat)
+        problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
+        opponent = (a | b) & ~setting.mine
+        applied = [x for x in instances(bd, opponent, problems) if x.instance.rule in rules]
+        chosen = _chosen_set(bd, applied, problems)
+        if chosen is None:
+            continue
+        chosen.sort(key=lambda i: (applied[i].instance.rule, applied[i].instance.cells))
+        solved = tuple(tuple(_cells(g) for g in problems if applied[i].solves(g)) for i in chosen)
+        cert = Certificate(setting.controller, threat, tuple(applied[i].instance for i in chosen))
+        return RulesVerdict(_value(setting.controller, threat), cert, solved)
+    return NO_VERDICT
 
 
 def check_certificate(game, a, b, cert):
     """The value a certificate proves at (a, b), or CertificateError saying why it proves
     nothing. The definitions are those of docs/book-format.md, "Kind 2"."""
-    setting = _setting(game, int(a), int(b))
+    a, b = int(a), int(b)
+    setting = _setting(board_of(game, a, b), a, b)
     if setting is None:
-        raise CertificateError("the rules do not apply: odd number of empty squares or game over")
-    bd, controller, mine, opponent = setting
-    if cert.controller != controller:
-        raise CertificateError(f"the controller is player {controller}, not {cert.controller}")
+        raise CertificateError("the game is over")
+    if cert.controller != setting.controller:
+        raise CertificateError(f"the controller is player {setting.controller}, not {cert.controller}")
+    if cert.threat not in setting.threats:
+        raise CertificateError(f"{cert.threat} is not a win condition here (those are {setting.threats})")
+    bd = board_of(game, a, b, cert.threat)
+    opponent = (a | b) & ~setting.mine
     applied = []
     for inst in cert.instances:
         x = applied_of(bd, inst, opponent)
@@ -545,10 +612,11 @@ def check_certificate(game, a, b, cert):
         for y in applied[i + 1 :]:
             if not compatible(bd, x, y):
                 raise CertificateError(f"{x.instance} and {y.instance} are not compatible")
+    dead = _dead(bd, cert.threat)
     for g in bd.lines:
-        if not g & mine and not any(x.solves(g) for x in applied):
+        if not g & setting.mine and not g & dead and not any(x.solves(g) for x in applied):
             raise CertificateError(f"group {_cells(g)} is not refuted")
-    return _value(controller)
+    return _value(setting.controller, cert.threat)
 
 
 # ------------------------------------------------------------------ bytes (book kind 2)
@@ -557,7 +625,8 @@ def check_certificate(game, a, b, cert):
 def encode_certificate(verdict):
     """The kind 2 payload of a verdict's certificate (docs/book-format.md, "Kind 2")."""
     cert = verdict.certificate
-    out = bytearray([cert.controller, len(cert.instances)])
+    threat = 255 if cert.threat == NO_THREAT else cert.threat
+    out = bytearray([cert.controller, threat, len(cert.instances)])
     for inst in cert.instances:
         out += bytes([int(inst.rule), len(inst.cells), *inst.cells])
     return bytes(out)
@@ -565,10 +634,10 @@ def encode_certificate(verdict):
 
 def decode_certificate(data):
     """The Certificate of a kind 2 payload; CertificateError when it is malformed."""
-    if len(data) < 2 or data[0] not in (1, 2):
+    if len(data) < 3 or data[0] not in (1, 2):
         raise CertificateError("kind 2 payload: bad header")
-    pos, instances_ = 2, []
-    for _ in range(data[1]):
+    pos, instances_ = 3, []
+    for _ in range(data[2]):
         if pos + 2 > len(data):
             raise CertificateError("kind 2 payload: truncated")
         code, m = data[pos], data[pos + 1]
@@ -578,4 +647,5 @@ def decode_certificate(data):
         pos += 2 + m
     if pos != len(data):
         raise CertificateError("kind 2 payload: trailing bytes")
-    return Certificate(data[0], tuple(instances_))
+    threat = NO_THREAT if data[1] == 255 else data[1]
+    return Certificate(data[0], threat, tuple(instances_))
