@@ -207,6 +207,17 @@ def test_before_example():
     assert Rule.BEFORE in {i.rule for i in verdict.certificate.instances}
 
 
+def test_odd_threat_example():
+    """Diagram 3.14 (diagram 3.11 after forced moves): "the odd threat White has on a3 is strong
+    enough to win the game"; without the win condition the rules say nothing (Black to move)."""
+    game = load_game("connect4:7x6")
+    a, b = board("d1 d2 c1 e1 d3 c2 c3 e2 a1 b1 b2 d4 b3 e3 e4")
+    verdict = cr.evaluate(game, a, b)
+    assert verdict.value == cr.FIRST_WINS
+    assert verdict.certificate.threat == board_cells("a3")[0]
+    assert cr.check_certificate(game, a, b, verdict.certificate) == cr.FIRST_WINS
+
+
 @pytest.mark.parametrize("moves", ["", "d1 d2 c1 e1 d3 c2 c3 e2"])
 def test_white_wins_examples(moves):
     """The empty 7 x 6 board and diagram 3.11 are White wins (chapter 13, section 3.4): no
@@ -226,7 +237,7 @@ def test_no_controller():
 
 def test_documented_certificate():
     """The example payload of docs/book-format.md is valid on the empty 4 x 4 board."""
-    payload = bytes.fromhex("02 05 01 02 04 00 01 02 07 03 01 02 0c 08 02 02 0d 0e 05 04 09 05 0a 06")
+    payload = bytes.fromhex("02 ff 05 01 02 04 00 01 02 07 03 01 02 0c 08 02 02 0d 0e 05 04 09 05 0a 06")
     game = load_game("connect4:4x4")
     cert = cr.decode_certificate(payload)
     assert cr.check_certificate(game, 0, 0, cert) == cr.FIRST_WONT_WIN
@@ -261,13 +272,16 @@ def test_tampered_certificates_are_rejected():
                 cr.check_certificate(game, a, b, dup)
         moved = first._replace(cells=tuple((c + 1) % 24 for c in first.cells))
         try:
-            cr.check_certificate(game, a, b, cert._replace(instances=(moved,) + cert.instances[1:]))
+            value = cr.check_certificate(game, a, b, cert._replace(instances=(moved,) + cert.instances[1:]))
         except cr.CertificateError:
             pass
         else:  # a moved instance that is still valid must still prove only the truth
-            assert ref.minimax(ref_of(game.spec), a, b) <= 0
+            assert agrees(value, ref.minimax(ref_of(game.spec), a, b))
         with pytest.raises(cr.CertificateError):
             cr.check_certificate(game, a, b, cert._replace(controller=3 - cert.controller))
+        other = first.cells[0] if cert.threat == cr.NO_THREAT else cr.NO_THREAT
+        with pytest.raises(cr.CertificateError):  # a win condition is no won't-win, and back
+            cr.check_certificate(game, a, b, cert._replace(threat=other))
     assert checked > 10
     for bad in (payload[:-1], payload + b"\0", b"\x03" + payload[1:], payload[:2] + b"\x09" + payload[3:]):
         with pytest.raises(cr.CertificateError):
