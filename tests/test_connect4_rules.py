@@ -127,6 +127,19 @@ def test_random_endgames(spec, max_empty):
     assert len(decided) == 2 and min(decided.values()) >= 5, decided
 
 
+@pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:5x4", "connect4:5x5"])
+def test_other_chosen_sets(spec):
+    """Every chosen set must be right, not only the first one found: instances in random
+    orders make the search return other sets."""
+    game = load_game(spec)
+    rng = random.Random(17)
+    for a, b in random_positions(spec, 300, seed=19, max_empty=14):
+        for _ in range(3):
+            verdict = cr.evaluate(game, a, b, rng=rng)
+            if verdict.value is not None:
+                check_verdict(game, a, b, verdict)
+
+
 @pytest.mark.parametrize("rule", DERIVED)
 def test_each_rule_with_the_basic_ones(rule):
     """Each derived rule, added alone to Claimeven, Baseinverse and Vertical, decides positions

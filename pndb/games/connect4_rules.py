@@ -177,7 +177,12 @@ def _bit(*cells):
 
 
 def _cells(m):
-    return tuple(i for i in range(m.bit_length()) if m >> i & 1)
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ rule instances
@@ -198,6 +203,29 @@ class Applied(NamedTuple):
         if any(g & m == m for m in self.claims):
             return True
         return any(all(g & m for m in cols) for cols in self.above_all)
+
+    def solved(self, through):
+        """The problems it solves as a bitmask over problem indices, given ``through[s]``: the
+        problems that contain square s."""
+        out = 0
+        for m in self.claims:
+            sel = -1
+            for s in _cells(m):
+                sel &= through[s]
+            out |= sel
+        for cols in self.above_all:
+            sel = -1
+            for m in cols:
+                sel &= _any_through(m, through)
+            out |= sel
+        return out
+
+
+def _any_through(m, through):
+    out = 0
+    for s in _cells(m):
+        out |= through[s]
+    return out
 
 
 def _applied(rule, cells, squares, claims, above_all=(), claimevens=(), parts=(), inverse_low=()):
@@ -424,8 +452,8 @@ def _below(bd, inv, other):
 # ------------------------------------------------------------------ finding instances
 
 
-def instances(bd, opponent, problems):
-    """Every instance of the rules that solves at least one of ``problems`` (group masks)."""
+def instances(bd, opponent):
+    """Every instance of the rules in the position (not all of them solve a problem)."""
     n = bd.width * bd.height
     empty = [s for s in range(n) if bd.empty(s)]
     playable = [s for s in empty if bd.playable(s)]
@@ -465,17 +493,18 @@ def instances(bd, opponent, problems):
         for opts in options:
             choices = [c + [o] for c in choices for o in opts]
         found += [before(bd, cells, pairs, opponent) for pairs in choices if pairs]
-    return [x for x in found if x is not None and any(x.solves(g) for g in problems)]
+    return [x for x in found if x is not None]
 
 
 # ------------------------------------------------------------------ the chosen set
 
 
-def _chosen_set(bd, applied, problems):
-    """Allis' FindChosenSet (thesis 9.2): a set of pairwise compatible instances solving every
-    problem, or None. The most constrained problem first; the conflicts of an instance are
+def _chosen_set(bd, applied, masks, nproblems):
+    """Allis' FindChosenSet (thesis 9.2): the indices of pairwise compatible instances that
+    together solve every problem (``masks[i]``: the problems instance i solves, a bitmask), or
+    None. The problem with the fewest usable solutions first; the conflicts of an instance are
     computed the first time it is tried (the seed's improvement over a full adjacency matrix)."""
-    solvers = [[i for i, x in enumerate(applied) if x.solves(g)] for g in problems]
+    solvers = [[i for i, m in enumerate(masks) if m >> p & 1] for p in range(nproblems)]
     conflicts = {}
 
     def conflicts_of(i):
@@ -487,7 +516,7 @@ def _chosen_set(bd, applied, problems):
         if not open_problems:
             return list(chosen)
         best = None
-        for p in open_problems:
+        for p in _cells(open_problems):
             usable = [i for i in solvers[p] if i not in banned]
             if best is None or len(usable) < len(best):
                 best = usable
@@ -495,15 +524,13 @@ def _chosen_set(bd, applied, problems):
                     return None
         for i in best:
             chosen.append(i)
-            rest = [p for p in open_problems if i not in solvers_set[p]]
-            found = search(rest, banned | conflicts_of(i) | {i}, chosen)
+            found = search(open_problems & ~masks[i], banned | conflicts_of(i) | {i}, chosen)
             chosen.pop()
             if found is not None:
                 return found
         return None
 
-    solvers_set = [set(s) for s in solvers]
-    return search(list(range(len(problems))), frozenset(), [])
+    return search((1 << nproblems) - 1, frozenset(), [])
 
 
 class Setting(NamedTuple):
@@ -558,9 +585,10 @@ def _value(controller, threat):
 ALL_RULES = frozenset(Rule)
 
 
-def evaluate(game, a, b, rules=ALL_RULES):
-    """What Allis' rules prove about the position (a, b) of a Connect Four game (with only
-    the rules in ``rules``, for tests).
+def evaluate(game, a, b, rules=ALL_RULES, rng=None):
+    """What Allis' rules prove about the position (a, b) of a Connect Four game. For tests:
+    only the rules in ``rules``; with a random.Random ``rng``, instances are tried in a random
+    order (so that other chosen sets are found).
 
     With an even number of empty squares the player not to move (the controller) refutes every
     group of the player to move with a compatible set of rule instances: the player to move does
@@ -577,13 +605,23 @@ def evaluate(game, a, b, rules=ALL_RULES):
         bd = board_of(game, a, b, threat)
         dead = _dead(bd, threat)
         problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
+        through = [sum(1 << p for p, g in enumerate(problems) if g >> s & 1) for s in range(bd.width * bd.height)]
         opponent = (a | b) & ~setting.mine
-        applied = [x for x in instances(bd, opponent, problems) if x.instance.rule in rules]
-        chosen = _chosen_set(bd, applied, problems)
+        applied, masks = [], []
+        for x in instances(bd, opponent):
+            m = x.solved(through) if x.instance.rule in rules else 0
+            if m:
+                applied.append(x)
+                masks.append(m)
+        if rng is not None:
+            order = list(range(len(applied)))
+            rng.shuffle(order)
+            applied, masks = [applied[i] for i in order], [masks[i] for i in order]
+        chosen = _chosen_set(bd, applied, masks, len(problems))
         if chosen is None:
             continue
         chosen.sort(key=lambda i: (applied[i].instance.rule, applied[i].instance.cells))
-        solved = tuple(tuple(_cells(g) for g in problems if applied[i].solves(g)) for i in chosen)
+        solved = tuple(tuple(_cells(problems[p]) for p in _cells(masks[i])) for i in chosen)
         cert = Certificate(setting.controller, threat, tuple(applied[i].instance for i in chosen))
         return RulesVerdict(_value(setting.controller, threat), cert, solved)
     return NO_VERDICT
