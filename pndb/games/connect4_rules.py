@@ -3,30 +3,35 @@
 L. V. Allis, "A Knowledge-Based Approach of Connect-Four", master's thesis, Vrije Universiteit
 Amsterdam, 1988 (report IR-163), chapters 5 to 9. In a position where one player (the
 *opponent*, O) is to move and the number of empty squares is even, the other player (the
-*controller* of the zugzwang, C) may answer every move of O so that every square is taken in
+*controller* of the zugzwang, C) may answer every move of O so that the squares are taken in
 pairs. A set of rule instances (Claimeven, Baseinverse, Vertical, Aftereven, Lowinverse,
 Highinverse, Baseclaim, Before) that are pairwise compatible (thesis table 7.4) and together
 *solve* (refute) every group O could still complete proves that O does not win (section 5.4,
-"house of cards"; section 8.1). With pndb's first player as White:
+"house of cards"; section 8.1). With an odd number of empty squares, C needs an odd threat
+(section 8.2): the rules then work on the board without the threat column from the square
+below the threat up, and C wins. With pndb's first player as White, on boards with an even
+number of squares (7 x 6):
 
-- White to move, Black controls: the value is at most a draw, ``first-wont-win``.
-- Black to move, White controls (only on boards with an odd number of squares, where the
-  empty-square count is even with Black to move): ``second-wont-win``.
+- White to move, Black controls: ``first-wont-win`` (at most a draw for White);
+- Black to move, White has an odd threat: ``first-wins``.
+
+On boards with an odd number of squares (5 x 5) the roles swap: ``second-wont-win`` with Black
+to move, ``second-wins`` with White to move and an odd threat of Black.
 
 Square parity. Allis numbers rows 1..H from the bottom on boards of even height and calls row
 r "even" when r is even. What his proofs use is the parity of the number of squares *above* a
-square in its column (the controller gets a square when an even number of squares remain above
-it), so this module calls a square *even* when its row index counted from the top (pndb's row
-``cell // width``) is even. On even heights this is exactly Allis' definition; on odd heights it
-is the same argument (docs/book-format.md, "Kind 2", gives the proof outline).
+square in the part of its column the rules may use (the controller gets a square when an even
+number remain above it), so this module calls a square even when that number is even. On even
+heights without a threat this is exactly Allis' definition (docs/book-format.md, "Kind 2",
+defines everything precisely and outlines the proof).
 
 Left out, on purpose (a wrong value is worse than no value):
 
 - Specialbefore (section 6.9): its compatibility note N.B. (ii) is informal.
-- White's odd-threat and threat-combination win conditions (sections 8.2 to 8.4): the thesis
-  states the threat-combination claims without proof; only "won't win" values are produced.
+- Threat combinations (sections 8.3, 8.4): the thesis states their claims without proof.
 - Where table 7.4 allows more than disjointness in a few places, this module asks for more
   (see :func:`compatible`): every accepted set is one Allis accepts, so it is at most weaker.
+- Allis' remark (9.2) that a chosen set with an Aftereven proves a win for Black.
 
 Positions are pndb's: bitboards ``a`` (first player) and ``b`` (second player), bit i = cell i,
 row-major from the top-left of a width x height grid; the last row is the bottom.
