@@ -108,7 +108,7 @@ class Board(NamedTuple):
     lines: tuple  # every group of four, as a bitmask
     occupied: int
     region: int  # the empty squares the rules may use
-    top: tuple  # per column: the row (from the top) where the region's column would start
+    top: tuple  # per column: the row of its highest cell the rules may use (0 but for the threat's)
 
     def col(self, s):
         return s % self.width
@@ -153,17 +153,25 @@ def _lines(width, height):
     return tuple(out)
 
 
-_LINES = {}
+_LINES = {}  # game spec -> its groups, once the game is known to be Connect Four
 
 
 def board_of(game, a, b, threat=-1):
     """The Board of a Connect Four position (``game``: a pndb Game), its region cut below
-    ``threat`` when one is given."""
-    if not getattr(game, "gravity", True):
-        raise ValueError(f"{game.spec}: Allis' rules need gravity (Connect Four)")
+    ``threat`` when one is given. ValueError when the game is not Connect Four (gravity, the
+    full grid, the groups of four as win patterns, no disc cap, no rule on the first stone)."""
     w, h = game.width, game.height
-    if (w, h) not in _LINES:
-        _LINES[(w, h)] = _lines(w, h)
+    if game.spec not in _LINES:
+        lines = _lines(w, h)
+        if not (
+            game.gravity
+            and tuple(game.cells) == tuple(range(w * h))
+            and {_bit(*p) for p in game.patterns} == set(lines)
+            and game.cap == w * h
+            and not game.first_move_forbidden
+        ):
+            raise ValueError(f"{game.spec}: Allis' rules are for Connect Four")
+        _LINES[game.spec] = lines
     region = ((1 << w * h) - 1) & ~(a | b)
     top = [0] * w
     if threat >= 0:
@@ -171,7 +179,7 @@ def board_of(game, a, b, threat=-1):
         top[col] = under + 1
         for r in range(under + 1):
             region &= ~(1 << (r * w + col))
-    return Board(w, h, _LINES[(w, h)], a | b, region, tuple(top))
+    return Board(w, h, _LINES[game.spec], a | b, region, tuple(top))
 
 
 def _bit(*cells):
@@ -610,7 +618,10 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None):
         bd = board_of(game, a, b, threat)
         dead = _dead(bd, threat)
         problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
-        through = [sum(1 << p for p, g in enumerate(problems) if g >> s & 1) for s in range(bd.width * bd.height)]
+        through = [0] * (bd.width * bd.height)  # square -> the problems through it, as a bitmask
+        for p, g in enumerate(problems):
+            for s in _cells(g):
+                through[s] |= 1 << p
         opponent = (a | b) & ~setting.mine
         applied, masks = [], []
         for x in instances(bd, opponent):
