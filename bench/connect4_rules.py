@@ -1,10 +1,10 @@
 """How often Allis' rules (pndb.games.connect4_rules) decide Connect Four positions, how fast,
-and (with --check) whether every verdict agrees with the reference minimax of tests/reference.py.
+and (with --check) whether every verdict's certificate checks and agrees with the reference
+minimax of tests/reference.py.
 
 Positions: every reachable position (--all; small boards only) or those of random games that
 avoid winning moves, cut after a random number of stones (--positions N). Per number of stones:
-positions, how many the rules could apply to (an even number of empty squares, or an odd number
-with an odd threat of the player not to move), how many they decide, and which values.
+positions, how many the rules decide, and which values.
 
     python bench/connect4_rules.py connect4:4x4 --all --check
     python bench/connect4_rules.py connect4:7x6 --positions 2000 --min-stones 20
@@ -52,7 +52,7 @@ def main():
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--min-stones", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--check", action="store_true", help="compare every verdict with minimax")
+    ap.add_argument("--check", action="store_true", help="check every certificate, and against minimax")
     args = ap.parse_args()
     sys.setrecursionlimit(10000)
     game, rg = load_game(args.spec), ref.ref_game(args.spec)
@@ -69,7 +69,7 @@ def main():
         row["positions"] += 1
         row[verdict.value or "none"] += 1
         if verdict.value is not None:
-            verdicts.append((a, b, verdict.value))
+            verdicts.append((a, b, verdict))
     elapsed = time.perf_counter() - start
     print(f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
           f"{len(positions) / elapsed:.0f} positions/s ({elapsed:.1f} s)")
@@ -82,7 +82,13 @@ def main():
               + "  ".join(f"{row[v]:{len(v)}d}" for v in values))
     if args.check:
         start = time.perf_counter()
-        wrong = [(a, b, v) for a, b, v in verdicts if not AGREES[v](ref.minimax(rg, a, b))]
+        wrong = []
+        for a, b, verdict in verdicts:
+            cert = cr.decode_certificate(cr.encode_certificate(verdict))
+            if cr.check_certificate(game, a, b, cert) != verdict.value:
+                wrong.append((a, b, verdict, "certificate"))
+            if not AGREES[verdict.value](ref.minimax(rg, a, b)):
+                wrong.append((a, b, verdict, "minimax"))
         print(f"checked {len(verdicts)} verdicts against minimax in {time.perf_counter() - start:.1f} s: "
               f"{len(wrong)} wrong")
         for w in wrong[:10]:

@@ -10,7 +10,7 @@ import pytest
 import reference as ref
 
 from pndb.games import connect4_rules as cr
-from pndb.games.connect4_rules import Rule
+from pndb.games.connect4_rules import Certificate, Instance, Rule
 from pndb.games.spec import load_game
 
 BASIC = frozenset({Rule.CLAIMEVEN, Rule.BASEINVERSE, Rule.VERTICAL})
@@ -111,20 +111,25 @@ def test_random_positions_of_small_boards(spec):
 
 
 @pytest.mark.parametrize(
-    "spec, max_empty",
-    [("connect4:6x4", 14), ("connect4:5x5", 13), ("connect4:6x5", 14), ("connect4:7x6", 16)],
+    "spec, max_empty, count",
+    [
+        ("connect4:6x4", 14, 400),
+        ("connect4:5x5", 13, 400),
+        ("connect4:6x5", 14, 400),
+        ("connect4:7x6", 16, 1000),
+    ],
 )
-def test_random_endgames(spec, max_empty):
-    """Both questions: with an even number of empty squares the player to move does not win;
-    with an odd number the other player wins (on 5 x 5 the first player controls)."""
+def test_random_endgames(spec, max_empty, count):
+    """Both questions, and both kinds of verdict: the player to move does not win, or (with a
+    threat) the other player wins."""
     game = load_game(spec)
     decided = {}
-    for a, b in random_positions(spec, 400, seed=7, max_empty=max_empty):
+    for a, b in random_positions(spec, count, seed=7, max_empty=max_empty):
         verdict = cr.evaluate(game, a, b)
         if verdict.value is not None:
             decided[verdict.value] = decided.get(verdict.value, 0) + 1
             check_verdict(game, a, b, verdict)
-    assert len(decided) == 2 and min(decided.values()) >= 5, decided
+    assert len(decided) >= 3 and sum(decided.values()) >= 20, decided
 
 
 @pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:5x4", "connect4:5x5"])
@@ -184,18 +189,26 @@ GAME_3_1 = "d1 d2 d3 e1 d4 e2 d5 d6 c1 c2 c3 a1"  # diagram 4.1 (the game of dia
     ],
 )
 def test_aftereven_examples(moves):
-    """Black (second) at least draws; the Afterevens b2-e2 and c2-f2 are needed (section 6.10:
-    positions like diagram 3.1 led to the Aftereven)."""
+    """Black will win (Black's threats are "b2, b6, f2 or f6", section 3.1): the rules find one
+    of these even threats as win condition. Allis' own chosen set (section 6.4: the Afterevens
+    b2-e2 and c2-f2 and Claimevens elsewhere) checks, and fails without the Afterevens."""
     game = load_game("connect4:7x6")
     a, b = board(moves)
-    assert cr.evaluate(game, a, b, BASIC).value is None
-    verdict = cr.evaluate(game, a, b, BASIC | {Rule.AFTEREVEN})
-    assert verdict.value == cr.FIRST_WONT_WIN
-    groups = {i.cells for i in verdict.certificate.instances if i.rule == Rule.AFTEREVEN}
-    b2_e2 = tuple(sorted(board_cells("b2 c2 d2 e2")))
-    c2_f2 = tuple(sorted(board_cells("c2 d2 e2 f2")))
-    assert groups & {b2_e2, c2_f2}
-    assert cr.check_certificate(game, a, b, verdict.certificate) == cr.FIRST_WONT_WIN
+    verdict = cr.evaluate(game, a, b)
+    assert verdict.value == cr.SECOND_WINS
+    assert verdict.certificate.threat in board_cells("b2 b6 f2 f6")
+    groups = ("b2 c2 d2 e2", "c2 d2 e2 f2")
+    afterevens = tuple(Instance(Rule.AFTEREVEN, tuple(sorted(board_cells(g)))) for g in groups)
+    claimevens = []
+    for col in "abcdefg":
+        for row in (2, 4, 6):
+            lower, upper = board_cells(f"{col}{row - 1} {col}{row}")
+            if not (a | b) >> lower & 1 and not (col in "bf" and row == 2):  # b1-b2, f1-f2: Afterevens
+                claimevens.append(Instance(Rule.CLAIMEVEN, (lower, upper)))
+    allis = Certificate(2, cr.NO_THREAT, afterevens + tuple(claimevens))
+    assert cr.check_certificate(game, a, b, allis) == cr.FIRST_WONT_WIN
+    with pytest.raises(cr.CertificateError):
+        cr.check_certificate(game, a, b, allis._replace(instances=tuple(claimevens)))
 
 
 def board_cells(names, width=7, height=6):

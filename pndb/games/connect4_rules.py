@@ -551,35 +551,37 @@ class Setting(NamedTuple):
 
     controller: int  # 1 first player, 2 second player
     mine: int  # the controller's stones
-    threats: tuple  # the win conditions to try: NO_THREAT, or the controller's odd threats
+    threats: tuple  # what to try: the controller's usable threats, then NO_THREAT when allowed
 
 
 NO_THREAT = -1
 
 
 def _setting(bd, a, b):
-    """The rules' setting in (a, b), or None in a finished game. With an even number of empty
-    squares the player not to move controls the zugzwang (thesis 4.1, 8.1); with an odd number
-    the player not to move needs an odd threat to control it (thesis 4.3, 8.2)."""
+    """The rules' setting in (a, b), or None in a finished game. The player not to move controls
+    the zugzwang when the number of empty squares is even (thesis 4.1, 8.1), and, with a threat
+    on a square with an odd (White, thesis 4.3, 8.2) or even (Black, thesis 3.3) number of
+    squares above it, whenever that leaves an even number of empty squares besides the threat
+    column from below the threat up. Threats come first (they prove a win)."""
     empties = bd.region
     if empties == 0 or any(a & g == g or b & g == g for g in bd.lines):
         return None
     first_to_move = bin(a).count("1") == bin(b).count("1")
     controller, mine = (2, b) if first_to_move else (1, a)
-    if bin(empties).count("1") % 2 == 0:
-        return Setting(controller, mine, (NO_THREAT,))
-    return Setting(controller, mine, odd_threats(bd, mine))
+    parity = bin(empties).count("1") % 2
+    return Setting(controller, mine, threats(bd, mine, parity) + ((NO_THREAT,) if parity == 0 else ()))
 
 
-def odd_threats(bd, mine):
-    """The controller's odd threats (thesis 3.3, 4.3, 8.2): empty squares that are not directly
-    playable, have an odd number of squares above them, and complete a group of the controller."""
+def threats(bd, mine, parity):
+    """The controller's threats that can serve as a win condition: empty squares that are not
+    directly playable, complete a group of the controller, and lie in a row (from the top) of the
+    given parity (that of the number of empty squares)."""
     out = set()
     for g in bd.lines:
         rest = g & ~mine
         if rest and rest & (rest - 1) == 0 and not rest & bd.occupied:
             t = rest.bit_length() - 1
-            if bd.row(t) % 2 == 1 and bd.below(t) >= 0 and bd.vacant(bd.below(t)):
+            if bd.row(t) % 2 == parity and bd.below(t) >= 0 and bd.vacant(bd.below(t)):
                 out.add(t)
     return tuple(sorted(out))
 
@@ -603,13 +605,15 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None):
     only the rules in ``rules``; with a random.Random ``rng``, instances are tried in a random
     order (so that other chosen sets are found).
 
-    With an even number of empty squares the player not to move (the controller) refutes every
-    group of the player to move with a compatible set of rule instances: the player to move does
-    not win (``first-wont-win`` when the second player controls, ``second-wont-win`` when the
-    first does). With an odd number, the player not to move tries each odd threat of his: the
-    rules on the board without the threat column from below the threat up refute every group
-    of the player to move that does not need the threat or a square above it, and the
-    controller wins (``first-wins`` / ``second-wins``). Else ``NO_VERDICT``."""
+    The player not to move (the controller) first tries each of its threats usable as a win
+    condition (an odd number of squares above it with an odd number of empty squares, as White's
+    odd threat on 7 x 6 with Black to move; an even number with an even number, as Black's even
+    threat with White to move): when compatible rule instances on the board without the threat
+    column from below the threat up refute every group of the player to move that does not need
+    the threat or a square above it, the controller wins (``first-wins`` / ``second-wins``).
+    Then, with an even number of empty squares, without a threat: when compatible instances
+    refute every group of the player to move, that player does not win (``first-wont-win`` when
+    the second player controls, ``second-wont-win`` when the first does). Else ``NO_VERDICT``."""
     a, b = int(a), int(b)
     setting = _setting(board_of(game, a, b), a, b)
     if setting is None:
