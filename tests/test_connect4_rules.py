@@ -261,6 +261,13 @@ def test_no_controller():
     assert cr.evaluate(game, a, b) == cr.NO_VERDICT
 
 
+def test_search_budget():
+    """Out of search nodes, the rules say nothing (rather than something unproven)."""
+    game = load_game("connect4:4x4")
+    assert cr.evaluate(game, 0, 0, max_nodes=0) == cr.NO_VERDICT
+    assert cr.evaluate(game, 0, 0, max_nodes=100).value == cr.FIRST_WONT_WIN
+
+
 def test_documented_certificate():
     """The example payload of docs/book-format.md is valid on the empty 4 x 4 board."""
     payload = bytes.fromhex("02 ff 05 01 02 04 00 01 02 07 03 01 02 0c 08 02 02 0d 0e 05 04 09 05 0a 06")

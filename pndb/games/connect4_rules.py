@@ -512,13 +512,19 @@ def instances(bd, opponent):
 # ------------------------------------------------------------------ the chosen set
 
 
-def _chosen_set(bd, applied, masks, nproblems):
+class _OutOfNodes(Exception):
+    pass
+
+
+def _chosen_set(bd, applied, masks, nproblems, max_nodes):
     """Allis' FindChosenSet (thesis 9.2): the indices of pairwise compatible instances that
     together solve every problem (``masks[i]``: the problems instance i solves, a bitmask), or
-    None. The problem with the fewest usable solutions first; the conflicts of an instance are
+    None (also after ``max_nodes`` search nodes: the search is exponential in the worst case).
+    The problem with the fewest usable solutions first; the conflicts of an instance are
     computed the first time it is tried (the seed's improvement over a full adjacency matrix)."""
     solvers = [[i for i, m in enumerate(masks) if m >> p & 1] for p in range(nproblems)]
     conflicts = {}
+    nodes = [0]
 
     def conflicts_of(i):
         if i not in conflicts:
@@ -528,6 +534,9 @@ def _chosen_set(bd, applied, masks, nproblems):
     def search(open_problems, banned, chosen):
         if not open_problems:
             return list(chosen)
+        nodes[0] += 1
+        if nodes[0] > max_nodes:
+            raise _OutOfNodes
         best = None
         for p in _cells(open_problems):
             usable = [i for i in solvers[p] if i not in banned]
@@ -543,7 +552,10 @@ def _chosen_set(bd, applied, masks, nproblems):
                 return found
         return None
 
-    return search((1 << nproblems) - 1, frozenset(), [])
+    try:
+        return search((1 << nproblems) - 1, frozenset(), [])
+    except _OutOfNodes:
+        return None
 
 
 class Setting(NamedTuple):
@@ -600,10 +612,11 @@ def _value(controller, threat):
 ALL_RULES = frozenset(Rule)
 
 
-def evaluate(game, a, b, rules=ALL_RULES, rng=None):
-    """What Allis' rules prove about the position (a, b) of a Connect Four game. For tests:
-    only the rules in ``rules``; with a random.Random ``rng``, instances are tried in a random
-    order (so that other chosen sets are found).
+def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000):
+    """What Allis' rules prove about the position (a, b) of a Connect Four game, trying at most
+    ``max_nodes`` search nodes per win condition. For tests: only the rules in ``rules``; with
+    a random.Random ``rng``, instances are tried in a random order (so that other chosen sets
+    are found).
 
     The player not to move (the controller) first tries each of its threats usable as a win
     condition (an odd number of squares above it with an odd number of empty squares, as White's
@@ -637,7 +650,7 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None):
             order = list(range(len(applied)))
             rng.shuffle(order)
             applied, masks = [applied[i] for i in order], [masks[i] for i in order]
-        chosen = _chosen_set(bd, applied, masks, len(problems))
+        chosen = _chosen_set(bd, applied, masks, len(problems), max_nodes)
         if chosen is None:
             continue
         chosen.sort(key=lambda i: (applied[i].instance.rule, applied[i].instance.cells))
