@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import reference as ref  # noqa: E402  (tests/reference.py: rules and minimax without pndb)
+import reference as ref  # tests/reference.py: rules and minimax without pndb
 
-from pndb.games import connect4_rules as cr  # noqa: E402
-from pndb.games.spec import load_game  # noqa: E402
+from pndb.games import connect4_rules as cr
+from pndb.games.spec import load_game
 
 AGREES = {
     cr.FIRST_WINS: lambda v: v == 1,
@@ -65,21 +65,25 @@ def main():
     start = time.perf_counter()
     for a, b in positions:
         verdict = cr.evaluate(game, a, b)
-        row = rows[bin(a | b).count("1")]
+        row = rows[(a | b).bit_count()]
         row["positions"] += 1
         row[verdict.value or "none"] += 1
         if verdict.value is not None:
             verdicts.append((a, b, verdict))
     elapsed = time.perf_counter() - start
-    print(f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
-          f"{len(positions) / elapsed:.0f} positions/s ({elapsed:.1f} s)")
+    print(
+        f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
+        f"{len(positions) / elapsed:.0f} positions/s ({elapsed:.1f} s)"
+    )
     values = [cr.FIRST_WINS, cr.SECOND_WINS, cr.FIRST_WONT_WIN, cr.SECOND_WONT_WIN]
     print("stones  positions  decided  " + "  ".join(values))
     for stones in sorted(rows):
         row = rows[stones]
         decided = sum(row[v] for v in values)
-        print(f"{stones:6d} {row['positions']:10d} {decided:8d}  "
-              + "  ".join(f"{row[v]:{len(v)}d}" for v in values))
+        print(
+            f"{stones:6d} {row['positions']:10d} {decided:8d}  "
+            + "  ".join(f"{row[v]:{len(v)}d}" for v in values)
+        )
     if args.check:
         start = time.perf_counter()
         wrong = []
@@ -89,8 +93,10 @@ def main():
                 wrong.append((a, b, verdict, "certificate"))
             if not AGREES[verdict.value](ref.minimax(rg, a, b)):
                 wrong.append((a, b, verdict, "minimax"))
-        print(f"checked {len(verdicts)} verdicts against minimax in {time.perf_counter() - start:.1f} s: "
-              f"{len(wrong)} wrong")
+        print(
+            f"checked {len(verdicts)} verdicts against minimax in {time.perf_counter() - start:.1f} s: "
+            f"{len(wrong)} wrong"
+        )
         for w in wrong[:10]:
             print("WRONG", w)
         sys.exit(1 if wrong else 0)

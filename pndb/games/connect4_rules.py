@@ -242,8 +242,15 @@ def _any_through(m, through):
 
 
 def _applied(rule, cells, squares, claims, above_all=(), claimevens=(), parts=(), inverse_low=()):
-    return Applied(Instance(rule, tuple(cells)), squares, tuple(claims), tuple(above_all),
-                   tuple(claimevens), tuple(parts), tuple(inverse_low))
+    return Applied(
+        Instance(rule, tuple(cells)),
+        squares,
+        tuple(claims),
+        tuple(above_all),
+        tuple(claimevens),
+        tuple(parts),
+        tuple(inverse_low),
+    )
 
 
 def claimeven(bd, lower, upper):
@@ -251,8 +258,9 @@ def claimeven(bd, lower, upper):
     even. Solutions: all groups which contain the upper square."""
     if not (bd.empty(upper) and bd.even(upper) and bd.below(upper) == lower and bd.empty(lower)):
         return None
-    return _applied(Rule.CLAIMEVEN, (lower, upper), _bit(lower, upper), [_bit(upper)],
-                    claimevens=[(lower, upper)])
+    return _applied(
+        Rule.CLAIMEVEN, (lower, upper), _bit(lower, upper), [_bit(upper)], claimevens=[(lower, upper)]
+    )
 
 
 def baseinverse(bd, x, y):
@@ -319,9 +327,13 @@ def lowinverse(bd, l1, u1, l2, u2):
     v1, v2 = vertical(bd, l1, u1), vertical(bd, l2, u2)
     if v1 is None or v2 is None or not bd.col(l1) < bd.col(l2):
         return None
-    return _applied(Rule.LOWINVERSE, (l1, u1, l2, u2), v1.squares | v2.squares,
-                    [_bit(u1, u2), _bit(l1, u1), _bit(l2, u2)],
-                    inverse_low=[(bd.col(l1), l1), (bd.col(l2), l2)])
+    return _applied(
+        Rule.LOWINVERSE,
+        (l1, u1, l2, u2),
+        v1.squares | v2.squares,
+        [_bit(u1, u2), _bit(l1, u1), _bit(l2, u2)],
+        inverse_low=[(bd.col(l1), l1), (bd.col(l2), l2)],
+    )
 
 
 def highinverse(bd, a1, b1, c1, a2, b2, c2):
@@ -331,8 +343,7 @@ def highinverse(bd, a1, b1, c1, a2, b2, c2):
     first column is directly playable, all groups which contain it and the upper square of the
     second column; likewise with the columns swapped."""
     for a, b, c in ((a1, b1, c1), (a2, b2, c2)):
-        if not (all(bd.empty(s) for s in (a, b, c)) and bd.even(c)
-                and bd.below(c) == b and bd.below(b) == a):
+        if not (all(bd.empty(s) for s in (a, b, c)) and bd.even(c) and bd.below(c) == b and bd.below(b) == a):
             return None
     if not bd.col(a1) < bd.col(a2):
         return None
@@ -341,8 +352,13 @@ def highinverse(bd, a1, b1, c1, a2, b2, c2):
         claims.append(_bit(a1, c2))
     if bd.playable(a2):
         claims.append(_bit(a2, c1))
-    return _applied(Rule.HIGHINVERSE, (a1, b1, c1, a2, b2, c2), _bit(a1, b1, c1, a2, b2, c2),
-                    claims, inverse_low=[(bd.col(a1), a1), (bd.col(a2), a2)])
+    return _applied(
+        Rule.HIGHINVERSE,
+        (a1, b1, c1, a2, b2, c2),
+        _bit(a1, b1, c1, a2, b2, c2),
+        claims,
+        inverse_low=[(bd.col(a1), a1), (bd.col(a2), a2)],
+    )
 
 
 def baseclaim(bd, p1, p2, p3, q):
@@ -350,11 +366,21 @@ def baseclaim(bd, p1, p2, p3, q):
     one, which must be even. Solutions: all groups which contain the first playable square and
     the square above the second; all groups which contain the second and third playable
     squares."""
-    if not (all(bd.playable(s) for s in (p1, p2, p3)) and len({p1, p2, p3}) == 3
-            and bd.above(p2) == q and bd.empty(q) and bd.even(q)):
+    if not (
+        all(bd.playable(s) for s in (p1, p2, p3))
+        and len({p1, p2, p3}) == 3
+        and bd.above(p2) == q
+        and bd.empty(q)
+        and bd.even(q)
+    ):
         return None
-    return _applied(Rule.BASECLAIM, (p1, p2, p3, q), _bit(p1, p2, p3, q),
-                    [_bit(p1, q), _bit(p2, p3)], claimevens=[(p2, q)])
+    return _applied(
+        Rule.BASECLAIM,
+        (p1, p2, p3, q),
+        _bit(p1, p2, p3, q),
+        [_bit(p1, q), _bit(p2, p3)],
+        claimevens=[(p2, q)],
+    )
 
 
 def before(bd, cells, pairs, opponent):
@@ -389,15 +415,23 @@ def before(bd, cells, pairs, opponent):
         return None
     claims.append(_bit(*(bd.above(s) for s in empties)))
     flat = tuple(c for p in pairs for c in p)
-    return _applied(Rule.BEFORE, tuple(sorted(cells)) + flat, squares, claims,
-                    claimevens=claimevens, parts=parts)
+    return _applied(
+        Rule.BEFORE, tuple(sorted(cells)) + flat, squares, claims, claimevens=claimevens, parts=parts
+    )
 
 
 def applied_of(bd, instance, opponent):
     """The Applied form of a written instance, or None when it is not a valid instance here."""
     rule, cells = instance.rule, tuple(instance.cells)
-    counts = {Rule.CLAIMEVEN: 2, Rule.BASEINVERSE: 2, Rule.VERTICAL: 2, Rule.AFTEREVEN: 4,
-              Rule.LOWINVERSE: 4, Rule.HIGHINVERSE: 6, Rule.BASECLAIM: 4}
+    counts = {
+        Rule.CLAIMEVEN: 2,
+        Rule.BASEINVERSE: 2,
+        Rule.VERTICAL: 2,
+        Rule.AFTEREVEN: 4,
+        Rule.LOWINVERSE: 4,
+        Rule.HIGHINVERSE: 6,
+        Rule.BASECLAIM: 4,
+    }
     n = bd.width * bd.height
     if any(not 0 <= c < n for c in cells):
         return None
@@ -461,7 +495,6 @@ def _below(bd, inv, other):
     return any(bd.col(lower) in lows and lower > lows[bd.col(lower)] for lower, _ in other.claimevens)
 
 
-
 # ------------------------------------------------------------------ finding instances
 
 
@@ -489,8 +522,9 @@ def instances(bd, opponent):
     for p2 in playable:
         q = bd.above(p2)
         if bd.empty(q) and bd.even(q):
-            found += [baseclaim(bd, p1, p2, p3, q) for p1 in playable for p3 in playable
-                      if len({p1, p2, p3}) == 3]
+            found += [
+                baseclaim(bd, p1, p2, p3, q) for p1 in playable for p3 in playable if len({p1, p2, p3}) == 3
+            ]
     for line in bd.lines:
         if line & opponent:
             continue
@@ -578,9 +612,9 @@ def _setting(bd, a, b):
     empties = bd.region
     if empties == 0 or any(a & g == g or b & g == g for g in bd.lines):
         return None
-    first_to_move = bin(a).count("1") == bin(b).count("1")
+    first_to_move = a.bit_count() == b.bit_count()
     controller, mine = (2, b) if first_to_move else (1, a)
-    parity = bin(empties).count("1") % 2
+    parity = empties.bit_count() % 2
     return Setting(controller, mine, threats(bd, mine, parity) + ((NO_THREAT,) if parity == 0 else ()))
 
 
