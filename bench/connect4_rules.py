@@ -1,0 +1,106 @@
+"""How often Allis' rules (pndb.games.connect4_rules) decide Connect Four positions, how fast,
+and (with --check) whether every verdict's certificate checks and agrees with the reference
+minimax of tests/reference.py.
+
+Positions: every reachable position (--all; small boards only) or those of random games that
+avoid winning moves, cut after a random number of stones (--positions N). Per number of stones:
+positions, how many the rules decide, and which values.
+
+    python bench/connect4_rules.py connect4:4x4 --all --check
+    python bench/connect4_rules.py connect4:7x6 --positions 2000 --min-stones 20
+"""
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import reference as ref  # tests/reference.py: rules and minimax without pndb
+
+from pndb.games import connect4_rules as cr
+from pndb.games.spec import load_game
+
+AGREES = {
+    cr.FIRST_WINS: lambda v: v == 1,
+    cr.SECOND_WINS: lambda v: v == -1,
+    cr.FIRST_WONT_WIN: lambda v: v <= 0,
+    cr.SECOND_WONT_WIN: lambda v: v >= 0,
+}
+
+
+def random_positions(rg, count, min_stones, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        moves = ref.random_game(rg, rng, avoid_wins=True)
+        if len(moves) > min_stones:
+            a = b = 0
+            for cell in moves[: rng.randrange(min_stones, len(moves))]:
+                a, b = ref.play(rg, a, b, cell)
+            out.append((a, b))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("spec")
+    ap.add_argument("--all", action="store_true", help="every reachable position")
+    ap.add_argument("--positions", type=int, default=1000)
+    ap.add_argument("--min-stones", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--check", action="store_true", help="check every certificate, and against minimax")
+    args = ap.parse_args()
+    sys.setrecursionlimit(10000)
+    game, rg = load_game(args.spec), ref.ref_game(args.spec)
+    if args.all:
+        positions = sorted(p for p in ref.enumerate_positions(rg) if ref.outcome(rg, *p) == ref.ONGOING)
+    else:
+        positions = random_positions(rg, args.positions, args.min_stones, args.seed)
+    rows = defaultdict(Counter)
+    verdicts = []
+    start = time.perf_counter()
+    for a, b in positions:
+        verdict = cr.evaluate(game, a, b)
+        row = rows[(a | b).bit_count()]
+        row["positions"] += 1
+        row[verdict.value or "none"] += 1
+        if verdict.value is not None:
+            verdicts.append((a, b, verdict))
+    elapsed = time.perf_counter() - start
+    print(
+        f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
+        f"{len(positions) / elapsed:.0f} positions/s ({elapsed:.1f} s)"
+    )
+    values = [cr.FIRST_WINS, cr.SECOND_WINS, cr.FIRST_WONT_WIN, cr.SECOND_WONT_WIN]
+    print("stones  positions  decided  " + "  ".join(values))
+    for stones in sorted(rows):
+        row = rows[stones]
+        decided = sum(row[v] for v in values)
+        print(
+            f"{stones:6d} {row['positions']:10d} {decided:8d}  "
+            + "  ".join(f"{row[v]:{len(v)}d}" for v in values)
+        )
+    if args.check:
+        start = time.perf_counter()
+        wrong = []
+        for a, b, verdict in verdicts:
+            cert = cr.decode_certificate(cr.encode_certificate(verdict))
+            if cr.check_certificate(game, a, b, cert) != verdict.value:
+                wrong.append((a, b, verdict, "certificate"))
+            if not AGREES[verdict.value](ref.minimax(rg, a, b)):
+                wrong.append((a, b, verdict, "minimax"))
+        print(
+            f"checked {len(verdicts)} verdicts against minimax in {time.perf_counter() - start:.1f} s: "
+            f"{len(wrong)} wrong"
+        )
+        for w in wrong[:10]:
+            print("WRONG", w)
+        sys.exit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()

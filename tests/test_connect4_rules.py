@@ -1,0 +1,321 @@
+"""Allis' Connect Four rules (pndb.games.connect4_rules) against the reference minimax.
+
+A rules verdict is a claim about the game value; the reference model (tests/reference.py) has
+its own rules and minimax, so every verdict is checked against a value computed without pndb.
+"""
+
+import random
+
+import pytest
+import reference as ref
+
+from pndb.games import connect4_rules as cr
+from pndb.games.connect4_rules import Certificate, Instance, Rule
+from pndb.games.spec import load_game
+
+BASIC = frozenset({Rule.CLAIMEVEN, Rule.BASEINVERSE, Rule.VERTICAL})
+DERIVED = [Rule.AFTEREVEN, Rule.LOWINVERSE, Rule.HIGHINVERSE, Rule.BASECLAIM, Rule.BEFORE]
+
+_REF = {}
+
+
+def ref_of(spec):
+    if spec not in _REF:
+        _REF[spec] = ref.ref_game(spec)
+    return _REF[spec]
+
+
+def agrees(value, exact):
+    """A rules value against the minimax value (+1 first wins, 0 draw, -1 second wins)."""
+    return {
+        cr.FIRST_WINS: exact == 1,
+        cr.SECOND_WINS: exact == -1,
+        cr.FIRST_WONT_WIN: exact <= 0,
+        cr.SECOND_WONT_WIN: exact >= 0,
+    }[value]
+
+
+def check_verdict(game, a, b, verdict):
+    """The verdict holds in the reference model, and its certificate survives bytes and the
+    checker."""
+    rg = ref_of(game.spec)
+    assert agrees(verdict.value, ref.minimax(rg, a, b)), (game.spec, a, b, verdict)
+    cert = cr.decode_certificate(cr.encode_certificate(verdict))
+    assert cert == verdict.certificate
+    assert cr.check_certificate(game, a, b, cert) == verdict.value
+    mine = ref.cells_of(a if cert.controller == 1 else b)
+    if cert.threat != cr.NO_THREAT:  # the threat and the squares above it are never the opponent's
+        mine |= set(range(cert.threat % game.width, cert.threat + 1, game.width))
+    problems = {tuple(sorted(p)) for p in rg.patterns if not p & mine}
+    assert {g for gs in verdict.solved for g in gs} == problems
+
+
+def random_positions(spec, count, seed, min_stones=0, max_empty=None, even_empty=False):
+    """Positions of random games that avoid winning moves, cut at a random move (at least
+    ``min_stones`` in, at most ``max_empty`` cells empty; with an even number of empty cells,
+    where the rules apply, if ``even_empty``)."""
+    rg = ref_of(spec)
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        moves = ref.random_game(rg, rng, avoid_wins=True)
+        lo = min_stones if max_empty is None else max(min_stones, len(rg.cells) - max_empty)
+        if len(moves) <= lo:
+            continue
+        cut = rng.randrange(lo, len(moves))
+        if even_empty and (len(rg.cells) - cut) % 2:
+            cut += 1 if cut + 1 < len(moves) else -1
+        if cut < lo:
+            continue
+        a = b = 0
+        for cell in moves[:cut]:
+            a, b = ref.play(rg, a, b, cell)
+        out.append((a, b))
+    return out
+
+
+def board(moves, width=7, height=6):
+    """The position after moves in Allis' notation ('d1 d2 ...': column letter, row from the
+    bottom), the first player (White) first."""
+    rg = ref_of(f"connect4:{width}x{height}")
+    a = b = 0
+    for m in moves.split():
+        cell = ref.drop(rg, a, b, ord(m[0]) - ord("a"))
+        assert cell == (height - int(m[1:])) * width + ord(m[0]) - ord("a"), m
+        a, b = ref.play(rg, a, b, cell)
+    return a, b
+
+
+def test_every_position_of_4x4():
+    game = load_game("connect4:4x4")
+    rg = ref_of(game.spec)
+    decided = 0
+    for a, b in ref.enumerate_positions(rg):
+        verdict = cr.evaluate(game, a, b)
+        if verdict.value is not None:
+            decided += 1
+            check_verdict(game, a, b, verdict)
+    assert decided > 40000  # the rules decide about half of the White-to-move positions
+
+
+@pytest.mark.parametrize("spec", ["connect4:5x4", "connect4:4x5"])
+def test_random_positions_of_small_boards(spec):
+    game = load_game(spec)
+    decided = 0
+    for a, b in random_positions(spec, 400, seed=5, min_stones=8):
+        verdict = cr.evaluate(game, a, b)
+        if verdict.value is not None:
+            decided += 1
+            check_verdict(game, a, b, verdict)
+    assert decided > 50
+
+
+@pytest.mark.parametrize(
+    "spec, max_empty, count",
+    [
+        ("connect4:6x4", 14, 400),
+        ("connect4:5x5", 13, 400),
+        ("connect4:6x5", 14, 400),
+        ("connect4:7x6", 16, 1000),
+    ],
+)
+def test_random_endgames(spec, max_empty, count):
+    """Both questions, and both kinds of verdict: the player to move does not win, or (with a
+    threat) the other player wins."""
+    game = load_game(spec)
+    decided = {}
+    for a, b in random_positions(spec, count, seed=7, max_empty=max_empty):
+        verdict = cr.evaluate(game, a, b)
+        if verdict.value is not None:
+            decided[verdict.value] = decided.get(verdict.value, 0) + 1
+            check_verdict(game, a, b, verdict)
+    assert len(decided) >= 3 and sum(decided.values()) >= 20, decided
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:5x4", "connect4:5x5"])
+def test_other_chosen_sets(spec):
+    """Every chosen set must be right, not only the first one found: instances in random
+    orders make the search return other sets."""
+    game = load_game(spec)
+    rng = random.Random(17)
+    for a, b in random_positions(spec, 300, seed=19, max_empty=14):
+        for _ in range(3):
+            verdict = cr.evaluate(game, a, b, rng=rng)
+            if verdict.value is not None:
+                check_verdict(game, a, b, verdict)
+
+
+@pytest.mark.parametrize("rule", DERIVED)
+def test_each_rule_with_the_basic_ones(rule):
+    """Each derived rule, added alone to Claimeven, Baseinverse and Vertical, decides positions
+    they do not decide, and rightly."""
+    game = load_game("connect4:4x4")
+    needed = 0
+    for a, b in random_positions(game.spec, 1500, seed=11):
+        verdict = cr.evaluate(game, a, b, BASIC | {rule})
+        if verdict.value is None:
+            continue
+        check_verdict(game, a, b, verdict)
+        if cr.evaluate(game, a, b, BASIC).value is None:
+            assert rule in {i.rule for i in verdict.certificate.instances}
+            needed += 1
+    assert needed > 0
+
+
+@pytest.mark.parametrize("rule", sorted(BASIC))
+def test_each_basic_rule_alone(rule):
+    game = load_game("connect4:4x4")
+    decided = 0
+    for a, b in random_positions(game.spec, 1500, seed=13):
+        verdict = cr.evaluate(game, a, b, {rule})
+        if verdict.value is not None:
+            assert {i.rule for i in verdict.certificate.instances} <= {rule}
+            check_verdict(game, a, b, verdict)
+            decided += 1
+    assert decided > 0
+
+
+# Allis' worked examples on the 7 x 6 board (thesis chapters 3, 4 and 10).
+GAME_3_1 = "d1 d2 d3 e1 d4 e2 d5 d6 c1 c2 c3 a1"  # diagram 4.1 (the game of diagram 3.1)
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [
+        GAME_3_1,  # diagram 4.1: Black wins at b2 or f2 (Afterevens b2-e2, c2-f2, diagram 6.4)
+        GAME_3_1 + " c4 a2",  # diagram 4.2
+        GAME_3_1 + " e3 g1",  # diagram 4.7
+        GAME_3_1 + " c4 a2 c5 c6 e3 a3 a4 a5 e4 a6 e5 e6",  # diagram 3.1
+    ],
+)
+def test_aftereven_examples(moves):
+    """Black will win (Black's threats are "b2, b6, f2 or f6", section 3.1): the rules find one
+    of these even threats as win condition. Allis' own chosen set (section 6.4: the Afterevens
+    b2-e2 and c2-f2 and Claimevens elsewhere) checks, and fails without the Afterevens."""
+    game = load_game("connect4:7x6")
+    a, b = board(moves)
+    verdict = cr.evaluate(game, a, b)
+    assert verdict.value == cr.SECOND_WINS
+    assert verdict.certificate.threat in board_cells("b2 b6 f2 f6")
+    groups = ("b2 c2 d2 e2", "c2 d2 e2 f2")
+    afterevens = tuple(Instance(Rule.AFTEREVEN, tuple(sorted(board_cells(g)))) for g in groups)
+    claimevens = []
+    for col in "abcdefg":
+        for row in (2, 4, 6):
+            lower, upper = board_cells(f"{col}{row - 1} {col}{row}")
+            if not (a | b) >> lower & 1 and not (col in "bf" and row == 2):  # b1-b2, f1-f2: Afterevens
+                claimevens.append(Instance(Rule.CLAIMEVEN, (lower, upper)))
+    allis = Certificate(2, cr.NO_THREAT, afterevens + tuple(claimevens))
+    assert cr.check_certificate(game, a, b, allis) == cr.FIRST_WONT_WIN
+    with pytest.raises(cr.CertificateError):
+        cr.check_certificate(game, a, b, allis._replace(instances=tuple(claimevens)))
+
+
+def board_cells(names, width=7, height=6):
+    return [(height - int(n[1:])) * width + ord(n[0]) - ord("a") for n in names.split()]
+
+
+def test_claimeven_example():
+    """Diagram 4.12: every column has an even number of empty squares; follow-up (Claimevens
+    only) draws."""
+    game = load_game("connect4:7x6")
+    a, b = board("c1 d1 d2 d3 d4 d5 d6 c2")
+    verdict = cr.evaluate(game, a, b, {Rule.CLAIMEVEN})
+    assert verdict.value == cr.FIRST_WONT_WIN
+
+
+def test_before_example():
+    """Section 10.1: on the empty 6 x 6 board Black's set needs Befores."""
+    game = load_game("connect4:6x6")
+    assert cr.evaluate(game, 0, 0, BASIC | {Rule.AFTEREVEN}).value is None
+    verdict = cr.evaluate(game, 0, 0, BASIC | {Rule.BEFORE})
+    assert verdict.value == cr.FIRST_WONT_WIN
+    assert Rule.BEFORE in {i.rule for i in verdict.certificate.instances}
+
+
+def test_odd_threat_example():
+    """Diagram 3.14 (diagram 3.11 after forced moves): "the odd threat White has on a3 is strong
+    enough to win the game"; without the win condition the rules say nothing (Black to move)."""
+    game = load_game("connect4:7x6")
+    a, b = board("d1 d2 c1 e1 d3 c2 c3 e2 a1 b1 b2 d4 b3 e3 e4")
+    verdict = cr.evaluate(game, a, b)
+    assert verdict.value == cr.FIRST_WINS
+    assert verdict.certificate.threat == board_cells("a3")[0]
+    assert cr.check_certificate(game, a, b, verdict.certificate) == cr.FIRST_WINS
+
+
+@pytest.mark.parametrize("moves", ["", "d1 d2 c1 e1 d3 c2 c3 e2"])
+def test_white_wins_examples(moves):
+    """The empty 7 x 6 board and diagram 3.11 are White wins (chapter 13, section 3.4): no
+    verdict may claim otherwise."""
+    a, b = board(moves)
+    assert cr.evaluate(load_game("connect4:7x6"), a, b) == cr.NO_VERDICT
+
+
+def test_no_controller():
+    """An odd number of empty squares, or a finished game: the rules say nothing."""
+    game = load_game("connect4:4x4")
+    a, b = board("a1", 4, 4)
+    assert cr.evaluate(game, a, b) == cr.NO_VERDICT
+    a, b = board("a1 b1 a2 b2 c1 b3 a3 b4", 4, 4)  # the second player won in column b
+    assert cr.evaluate(game, a, b) == cr.NO_VERDICT
+
+
+def test_search_budget():
+    """Out of search nodes, the rules say nothing (rather than something unproven)."""
+    game = load_game("connect4:4x4")
+    assert cr.evaluate(game, 0, 0, max_nodes=0) == cr.NO_VERDICT
+    assert cr.evaluate(game, 0, 0, max_nodes=100).value == cr.FIRST_WONT_WIN
+
+
+def test_documented_certificate():
+    """The example payload of docs/book-format.md is valid on the empty 4 x 4 board."""
+    payload = bytes.fromhex("02 ff 05 01 02 04 00 01 02 07 03 01 02 0c 08 02 02 0d 0e 05 04 09 05 0a 06")
+    game = load_game("connect4:4x4")
+    cert = cr.decode_certificate(payload)
+    assert cr.check_certificate(game, 0, 0, cert) == cr.FIRST_WONT_WIN
+    assert ref.minimax(ref_of(game.spec), 0, 0) <= 0
+
+
+def test_tampered_certificates_are_rejected():
+    """Dropping an instance, moving a cell, or adding a conflicting instance breaks a
+    certificate; so do malformed bytes."""
+    game = load_game("connect4:6x4")
+    checked = 0
+    for a, b in random_positions(game.spec, 60, seed=3):
+        verdict = cr.evaluate(game, a, b)
+        if verdict.value is None or not verdict.certificate.instances:
+            continue
+        payload = cr.encode_certificate(verdict)
+        cert = verdict.certificate
+        for k in range(len(cert.instances)):
+            if not verdict.solved[k]:
+                continue
+            rest = cert.instances[:k] + cert.instances[k + 1 :]
+            others = {g for j, gs in enumerate(verdict.solved) if j != k for g in gs}
+            if set(verdict.solved[k]) <= others:
+                continue  # that instance was not needed
+            with pytest.raises(cr.CertificateError):
+                cr.check_certificate(game, a, b, cert._replace(instances=rest))
+            checked += 1
+        first = cert.instances[0]
+        dup = cert._replace(instances=cert.instances + (first,))
+        if first.rule not in (Rule.AFTEREVEN, Rule.BEFORE):
+            with pytest.raises(cr.CertificateError):
+                cr.check_certificate(game, a, b, dup)
+        moved = first._replace(cells=tuple((c + 1) % 24 for c in first.cells))
+        try:
+            value = cr.check_certificate(game, a, b, cert._replace(instances=(moved,) + cert.instances[1:]))
+        except cr.CertificateError:
+            pass
+        else:  # a moved instance that is still valid must still prove only the truth
+            assert agrees(value, ref.minimax(ref_of(game.spec), a, b))
+        with pytest.raises(cr.CertificateError):
+            cr.check_certificate(game, a, b, cert._replace(controller=3 - cert.controller))
+        other = first.cells[0] if cert.threat == cr.NO_THREAT else cr.NO_THREAT
+        with pytest.raises(cr.CertificateError):  # a win condition is no won't-win, and back
+            cr.check_certificate(game, a, b, cert._replace(threat=other))
+    assert checked > 10
+    for bad in (payload[:-1], payload + b"\0", b"\x03" + payload[1:], payload[:2] + b"\x09" + payload[3:]):
+        with pytest.raises(cr.CertificateError):
+            cr.decode_certificate(bad)
