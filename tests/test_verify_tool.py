@@ -9,11 +9,14 @@ pointed message and the right exit code.
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 import resource
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -442,6 +445,88 @@ def test_frame_and_header_bounds(ttt, tmp_path):
         rep = run(p)
         assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
         assert "\n" not in rep.message
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile sizes of the rules data (caps of game-format.md, "Limits")
+# --------------------------------------------------------------------------------------------
+
+def pair_swaps(npairs: int) -> list[list[int]]:
+    """Every product of swaps within the pairs (2i, 2i + 1): a group of 2 ** npairs symmetries
+    (the identity first) of a game whose win patterns are those pairs."""
+    perms = []
+    for bits in range(1 << npairs):
+        p = list(range(2 * npairs))
+        for i in range(npairs):
+            if bits >> i & 1:
+                p[2 * i], p[2 * i + 1] = 2 * i + 1, 2 * i
+        perms.append(p)
+    return perms
+
+
+def timed_run(path):
+    t0 = time.perf_counter()
+    rep = run(path)
+    return rep, time.perf_counter() - t0
+
+
+@pytest.mark.parametrize("what", ["symmetries", "win_patterns"])
+def test_over_the_caps_is_refused_at_once(ttt, tmp_path, what):
+    """5040 listed permutations (all of 7 cells, a group, but more than 1024) and 41,664 win
+    patterns (every 3 of 64 cells, more than 10,000) are refused with one line, in well under the
+    time a quadratic check would take."""
+    def patch(h):
+        if what == "symmetries":
+            h["rules"]["symmetries"] = [list(p) + [7, 8] for p in itertools.permutations(range(7))]
+        else:
+            h["rules"].update(width=8, height=8, cells=None, symmetries=[list(range(64))],
+                              win_patterns=[list(c) for c in itertools.combinations(range(64), 3)])
+
+    rep, secs = timed_run(write(tmp_path, "big.pnbook", ttt.bytes(header_patch=patch)))
+    n, cap = (5040, 1024) if what == "symmetries" else (41664, 10000)
+    assert rep.exit_code == 2 and f"{n} {what} listed, more than the {cap} allowed" in rep.message
+    assert "\n" not in rep.message
+    assert secs < 2
+
+
+def test_at_the_caps_is_verified_quickly(tmp_path):
+    """A game with 1024 symmetries and 10,000 listed win patterns (10 pairs, and supersets of
+    them that minimal_patterns drops) is checked and verified in a second or two."""
+    pairs = [[2 * i, 2 * i + 1] for i in range(10)]
+    supersets = []
+    for k in (2, 3, 4):
+        for p in pairs:
+            others = [c for c in range(20) if c not in p]
+            supersets += [p + list(extra) for extra in itertools.combinations(others, k)]
+    patterns = pairs + supersets[:10000 - len(pairs)]
+    g = Game("file:pairs.json", 5, 4, patterns, pair_swaps(10))
+    s = Solved(g, start_cells=range(16))  # pairs 0..7 full, each with one stone of either player
+    assert s.value == DRAW and len(g.symmetries) == 1024 and len(patterns) == 10000
+    rep, secs = timed_run(write(tmp_path, "caps.pnbook", s.bytes()))
+    assert rep.ok, rep.message
+    assert secs < 2
+
+
+def test_minimal_patterns_by_brute_force():
+    """The bucketed bitmask filter keeps exactly the patterns that contain no other one."""
+    rng = random.Random(7)
+    pats = [rng.sample(range(16), rng.randint(1, 6)) for _ in range(2000)] + [[3, 4], [4, 3]]
+    uniq = {frozenset(p) for p in pats}
+    assert verify.minimal_patterns(pats) == frozenset(p for p in uniq if not any(q < p for q in uniq))
+
+
+def test_symmetry_group_generated_from_the_list():
+    """A listed product that is missing, or an extra permutation, is found by the generation."""
+    rules = {"width": 5, "height": 4, "win_patterns": [[2 * i, 2 * i + 1] for i in range(10)]}
+    perms = pair_swaps(10)
+    verify.check_symmetries(verify.rules_from_json(dict(rules, symmetries=perms)))
+    with pytest.raises(verify.BookError, match="not a group"):
+        verify.check_symmetries(verify.rules_from_json(dict(rules, symmetries=perms[:-1])))
+    bad = list(range(20))
+    bad[0], bad[2] = 2, 0  # swaps two pairs' first cells: not a symmetry
+    with pytest.raises(verify.BookError, match=r"symmetries\[512\] is not a symmetry"):
+        # the first 512 (pair 9 never swapped) are a group; the bad one is a new generator
+        verify.check_symmetries(verify.rules_from_json(dict(rules, symmetries=perms[:512] + [bad])))
 
 
 # --------------------------------------------------------------------------------------------
