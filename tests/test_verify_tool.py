@@ -17,13 +17,14 @@ import struct
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import verify_books
 import zstandard
 from verify_books import (
-    DRAW, FIRST, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
+    DRAW, FIRST, RANK, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
 )
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
@@ -705,23 +706,6 @@ def test_pairing_in_a_game_with_gravity(c4, tmp_path):
     assert rep.exit_code == 1 and "gravity" in rep.message and rep.hole == []
 
 
-def test_kind_2_is_not_checked(ttt, m444, tmp_path, capsys):
-    """A Connect Four certificate (kind 2) proves nothing to this verifier: the walk goes on with
-    the record's move, and where there is none that is a hole."""
-    g = ttt.g
-    key = g.canonical(*g.play(0, 0, 4))[0]
-    p = write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\x02\x03")}))
-    rep = run(p)
-    assert rep.exit_code == 0, rep.message
-    assert [n for n in rep.notes if "certificate kind 2 is not checked by this verifier" in n]
-    assert verify.main([str(p)]) == 0
-    assert "certificate kind 2 is not checked by this verifier" in capsys.readouterr().err
-    key = sorted(m444.certs)[0]
-    rep = run_with(tmp_path, m444, key, m444.certs[key][1], kind=2)
-    assert rep.exit_code == 1 and rep.notes
-    assert any(reached_key(m444.g, rep.hole[:i]) == key for i in range(len(rep.hole) + 1))
-
-
 def test_certificate_table_structure(m444, tmp_path):
     """Structural damage to the table is a damaged file (exit 2), named by certificate and
     position."""
@@ -766,3 +750,115 @@ def test_certificate_table_structure(m444, tmp_path):
         rep = run(write(tmp_path, "s.pnbook", verify_books.book_bytes(g, DRAW, recs, **kw)))
         assert rep.exit_code == 2, (wants, rep.message)
         assert all(w in rep.message for w in wants), (wants, rep.message)
+
+
+# --------------------------------------------------------------------------------------------
+# Format version 2: Connect Four rule sets (kind 2)
+# --------------------------------------------------------------------------------------------
+
+# The example of book-format.md ("Kind 2"): the empty 4 x 4 board, the second player controls
+# with three Claimevens, a Baseinverse and a Lowinverse.
+DOC_EXAMPLE = bytes.fromhex("02ff050102040001020703010" "20c080202" "0d0e050409050a06")
+
+
+@pytest.fixture(scope="module")
+def c4cert():
+    """Connect Four 4 x 4 by minimax, the second player's lines cut short wherever a set of
+    Claimevens, Baseinverses and Verticals found by tests/verify_books.py refutes every group."""
+    return verify_books.certified_by_minimax(connect4(4, 4), verify_books.connect4_certificate)
+
+
+def c4_positions(g: Game, depth: int) -> dict:
+    """Every position up to ``depth`` stones that is not finished, with a line that reaches it."""
+    seen, frontier = {}, [((0, 0), ())]
+    for _ in range(depth + 1):
+        nxt = []
+        for (f, s), line in frontier:
+            if (f, s) in seen or g.result(f, s) is not None:
+                continue
+            seen[(f, s)] = line
+            nxt += [(g.play(f, s, c), line + (c,)) for c in g.moves(f, s)]
+        frontier = nxt
+    return seen
+
+
+def test_doc_example_is_valid():
+    rules = verify.rules_from_json(connect4(4, 4).rules_json())
+    rs = verify.parse_ruleset(DOC_EXAMPLE, "example")
+    assert verify.check_ruleset(rules, 0, 0, rs) == 4  # first-wont-win
+
+
+def test_rule_sets_agree_with_minimax(c4):
+    """Every certificate the independent finder builds (with no threat, and with each threat the
+    position offers) is accepted, and proves what minimax says: no win for the player to move,
+    and with a threat a win for the controller."""
+    g = c4.g
+    rules = verify.rules_from_json(g.rules_json())
+    seen = Counter()
+    for f, s in c4_positions(g, 7):
+        for t in [verify_books.NO_THREAT] + verify_books.connect4_threats(g, f, s):
+            payload = verify_books.find_connect4_certificate(g, f, s, t)
+            if payload is None:
+                continue
+            code = verify.check_ruleset(rules, f, s, verify.parse_ruleset(payload, "test"))
+            lo, hi = verify.CODE_INTERVAL[code]
+            assert lo <= RANK[c4.value_fn(f, s)] <= hi
+            seen[code] += 1
+    assert seen[4] and seen[1] and seen[2], seen  # first-wont-win, first-wins, second-wins
+
+
+def test_connect4_certified_book_verifies(c4cert, tmp_path):
+    b = c4cert
+    assert b.certs and all(kind == 2 for kind, _ in b.certs.values())
+    rep = run(write(tmp_path, "c.pnbook", b.bytes()))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used >= len(b.certs)
+    rep = run(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
+    assert rep.exit_code == 1 and rep.hole is not None
+
+
+def test_doc_example_ends_the_second_players_strategy(c4, tmp_path):
+    """With the example at the start, the second player's strategy needs no record at all; the
+    first player's (it proves the wrong thing for it) goes on with the records."""
+    g = c4.g
+    recs = verify_books.strategy_records(g, c4.value_fn, (0, 0), 0, 1, {})
+    certs = {(0, 0): (2, DOC_EXAMPLE)}
+    rep = run(write(tmp_path, "d.pnbook", verify_books.book_bytes(g, DRAW, recs, certs=certs)))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used == 1
+    rep = run(write(tmp_path, "n.pnbook", verify_books.book_bytes(g, DRAW, recs)))
+    assert rep.exit_code == 1 and "no record" in rep.message
+    # the first player's strategy cannot stop there: it needs its move
+    no_move = {**recs, (0, 0): (255, 3)}
+    rep = run(write(tmp_path, "m.pnbook", verify_books.book_bytes(g, DRAW, no_move, certs=certs)))
+    assert rep.exit_code == 1 and rep.hole == []
+    assert "its certificate proves first-wont-win, not what this strategy needs" in rep.message
+    # the record must include what the certificate proves
+    wide = {**recs, (0, 0): (recs[(0, 0)][0], 5)}
+    rep = run(write(tmp_path, "w.pnbook", verify_books.book_bytes(g, DRAW, wide, certs=certs)))
+    assert rep.exit_code == 1 and "does not include what its certificate proves" in rep.message
+
+
+def test_threat_certificate_ends_a_win_book(c4, tmp_path):
+    """A position the second player wins by a threat: a book of one record (no move) and the
+    certificate proves second-wins; without the threat the same instances prove nothing."""
+    g = c4.g
+    for (f, s), line in sorted(c4_positions(g, 7).items(), key=lambda kv: len(kv[1])):
+        threats = verify_books.connect4_threats(g, f, s)
+        found = [(t, verify_books.find_connect4_certificate(g, f, s, t)) for t in threats]
+        found = [(t, p) for t, p in found if p is not None and p[0] == 2]
+        if found and g.canonical(f, s)[0] == (f, s):
+            break
+    else:
+        pytest.fail("no threat certificate on 4 x 4")
+    t, payload = found[0]
+    line = list(line)
+    recs = {(f, s): (255, 2)}
+    data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, payload)}, start_cells=line)
+    rep = run(write(tmp_path, "t.pnbook", data))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used == 1
+    no_threat = bytes([2, 255]) + payload[2:]
+    data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, no_threat)}, start_cells=line)
+    rep = run(write(tmp_path, "u.pnbook", data))
+    assert rep.exit_code == 1 and rep.hole == line, rep.message
