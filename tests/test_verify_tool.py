@@ -862,3 +862,74 @@ def test_threat_certificate_ends_a_win_book(c4, tmp_path):
     data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, no_threat)}, start_cells=line)
     rep = run(write(tmp_path, "u.pnbook", data))
     assert rep.exit_code == 1 and rep.hole == line, rep.message
+
+
+def tamper_c4(b, change):
+    """The first certificate (by key) that ``change(key, controller, threat, instances)`` turns
+    into a new kind 2 payload, and that payload."""
+    for key, (kind, payload) in sorted(b.certs.items()):
+        new = change(key, *verify_books.payload_instances(payload))
+        if new is not None:
+            return key, new
+    pytest.fail("no certificate to tamper with")
+
+
+def moved_up(key, controller, threat, instances):
+    """The first Claimeven one row higher (its upper becomes odd)."""
+    for i, (code, cells) in enumerate(instances):
+        if code == verify_books.CLAIMEVEN and cells[1] >= 4:
+            moved = (code, (cells[0] - 4, cells[1] - 4))
+            return verify_books.connect4_payload(controller, threat,
+                                                 instances[:i] + [moved] + instances[i + 1:])
+    return None
+
+
+def last_dropped(key, controller, threat, instances):
+    """Without its last instance, the one the finder chose for a problem nothing else solved."""
+    return verify_books.connect4_payload(controller, threat, instances[:-1])
+
+
+def first_twice(key, controller, threat, instances):
+    return verify_books.connect4_payload(controller, threat, instances + instances[:1])
+
+
+def controller_flipped(key, controller, threat, instances):
+    return verify_books.connect4_payload(3 - controller, threat, instances)
+
+
+@pytest.mark.parametrize("change, want", [
+    (moved_up, r"instance \d+ \(Claimeven \w+ \w+\) is not valid: upper \w+ is odd"),
+    (last_dropped, r"problem \w+ \w+ \w+ \w+ is solved by no instance"),
+    (first_twice, r"instances 0 \(.*\) and \d+ \(.*\) are not compatible: their squares share"),
+    (controller_flipped, r"the controller \(first player\) is the player to move"),
+])
+def test_tampered_rule_set_is_named_at_its_position(c4cert, tmp_path, change, want):
+    key, payload = tamper_c4(c4cert, change)
+    rep = run_with(tmp_path, c4cert, key, payload, kind=2)
+    assert rep.exit_code == 1 and "invalid Connect Four certificate" in rep.message
+    assert re.search(want, rep.message), rep.message
+    assert reached_key(c4cert.g, rep.hole) == key
+    assert rep.hole_moves in rep.message
+
+
+def test_rule_set_structure(c4cert, tmp_path):
+    """A payload that is not laid out as kind 2 says is a damaged file (exit 2)."""
+    key, (kind, payload) = sorted(c4cert.certs.items())[0]
+    cases = [
+        (payload[:2], "shorter than its 3 leading bytes"),
+        (b"\x03" + payload[1:], "controller byte 3"),
+        (payload + b"\x00", "1 bytes follow the last of its"),
+        (payload[:3] + b"\x09" + payload[4:], "unknown rule code 9"),
+        (payload[:4] + b"\x03" + payload[5:], "has 3 cells, not 2"),
+        (payload[:2] + bytes([payload[2] + 1]) + payload[3:], "runs past the end"),
+    ]
+    for bad, want in cases:
+        rep = run_with(tmp_path, c4cert, key, bad, kind=2)
+        assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
+
+
+def test_rule_set_needs_connect_four(ttt, tmp_path):
+    key = ttt.g.canonical(*ttt.g.play(0, 0, 4))[0]
+    rep = run(write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\xff\x00")})))
+    assert rep.exit_code == 1 and "a kind 2 certificate needs Connect Four" in rep.message
+    assert rep.hole == [4]
