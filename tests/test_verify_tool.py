@@ -933,3 +933,93 @@ def test_rule_set_needs_connect_four(ttt, tmp_path):
     rep = run(write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\xff\x00")})))
     assert rep.exit_code == 1 and "a kind 2 certificate needs Connect Four" in rep.message
     assert rep.hole == [4]
+
+
+def rule_shapes(g: Game, f, s):
+    """Every cell tuple of each rule's shape on the board (most of them invalid at (f, s))."""
+    w, n = g.width, g.n
+    vacant = [c for c in range(n) if not (f | s) >> c & 1]
+    out = []
+    for c in range(n - w):
+        out += [(verify.CLAIMEVEN, (c + w, c)), (verify.VERTICAL, (c + w, c))]
+    out += [(verify.BASEINVERSE, p) for p in itertools.combinations(vacant, 2)]
+    groups = sorted(tuple(sorted(p)) for p in g.patterns)
+    out += [(verify.AFTEREVEN, grp) for grp in groups]
+    for grp in groups:
+        empties = [c for c in grp if c in vacant]
+        for choice in itertools.product((0, 1), repeat=len(empties)):
+            pairs = [(c + w, c) if up == 0 else (c, c - w) for c, up in zip(empties, choice)]
+            if all(0 <= x < n for p in pairs for x in p):
+                out.append((verify.BEFORE, grp + tuple(x for p in pairs for x in p)))
+    out += [(verify.LOWINVERSE, (a + w, a, b + w, b))
+            for a, b in itertools.combinations(range(n - w), 2)]
+    out += [(verify.HIGHINVERSE, (a + 2 * w, a + w, a, b + 2 * w, b + w, b))
+            for a, b in itertools.combinations(range(n - 2 * w), 2)]
+    out += [(verify.BASECLAIM, p + (p[1] - w,)) for p in itertools.permutations(vacant, 3)
+            if p[1] >= w]
+    return out
+
+
+def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
+    """A rule set for ``controller`` at (f, s) that the verifier's own instance and compatibility
+    checks accept, assembled at random (rules 4 to 8 first), or None.  Only a construction aid:
+    what such a set proves is then checked against minimax."""
+    b = verify.C4Position(rules, f, s, threat)
+    groups = verify.connect4_groups(g.width, g.height)
+    opponent = f if controller == 2 else s
+    valid = []
+    for code, cells in rule_shapes(g, f, s):
+        inst = verify.RuleInstance(code, cells)
+        try:
+            valid.append((inst, verify.check_instance(b, inst, groups, opponent)))
+        except verify.CertificateInvalid:
+            pass
+    mine = s if controller == 2 else f
+
+    def solves(x, g4):
+        return any(g4 & m == m for m in x.contains) or bool(
+            x.meets_all and all(g4 & m for m in x.meets_all))
+
+    problems = [g4 for g4 in sorted(groups) if not g4 & mine and not g4 & b.dead]
+    for _ in range(10):
+        rng.shuffle(valid)
+        valid.sort(key=lambda ix: ix[1].rule <= verify.VERTICAL)
+        chosen = []
+        for g4 in problems:
+            if any(solves(x, g4) for _, x in chosen):
+                continue
+            pick = next((ix for ix in valid if solves(ix[1], g4) and all(
+                verify.incompatibility(b, ix[1], y) is None for _, y in chosen)), None)
+            if pick is None:
+                break
+            chosen.append(pick)
+        else:
+            return [inst for inst, _ in chosen]
+    return None
+
+
+def test_every_rule_is_sound_against_minimax(c4):
+    """Rule sets using all eight rules, with and without threats, on random 4 x 4 positions:
+    whatever the verifier accepts agrees with minimax."""
+    g = c4.g
+    rules = verify.rules_from_json(g.rules_json())
+    rng = random.Random(3)
+    positions = list(c4_positions(g, 7))
+    rng.shuffle(positions)
+    used, accepted = Counter(), 0
+    for f, s in positions[:150]:
+        controller = 1 if bin(f).count("1") > bin(s).count("1") else 2
+        for t in [verify_books.NO_THREAT] + verify_books.connect4_threats(g, f, s):
+            insts = random_rule_set(rules, g, f, s, t, controller, rng)
+            if insts is None:
+                continue
+            payload = verify_books.connect4_payload(controller, t, [(i.rule, i.cells) for i in insts])
+            try:
+                code = verify.check_ruleset(rules, f, s, verify.parse_ruleset(payload, "test"))
+            except verify.CertificateInvalid:
+                continue
+            lo, hi = verify.CODE_INTERVAL[code]
+            assert lo <= RANK[c4.value_fn(f, s)] <= hi, (f, s, t, insts)
+            accepted += 1
+            used.update(i.rule for i in insts)
+    assert accepted >= 20 and set(used) == set(range(1, 9)), used
