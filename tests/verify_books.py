@@ -3,8 +3,9 @@
 Why it exists: the verifier is there so that nobody has to trust pndb's solver, so its tests must
 not depend on that solver either.  Everything here is written from docs/book-format.md and the
 rules alone: a plain memoised minimax over bitboards, strategies extracted from its values,
-canonical keys computed with naive loops, pairing certificates found by brute force, and the
-byte layout of format versions 1 and 2.
+canonical keys computed with naive loops, pairing certificates found by brute force, Connect Four
+rule sets (Claimevens, Baseinverses and Verticals, with or without a threat) found by
+backtracking, and the byte layout of format versions 1 and 2.
 """
 
 from __future__ import annotations
@@ -342,8 +343,8 @@ def build_certified(g: Game, start, move_for, bound_for, find=pairing_certificat
     canonical position (a pairing with the owner defending, or a Connect Four rule set with the
     owner as controller: either payload starts with owner + 1), the position gets the
     certificate and a record without a move, and the line ends; elsewhere the owner plays
-    ``move_for(f, s, owner)``.  ``bound_for(f, s, owner)`` is the value code the strategy proves there; a record
-    holds the meet of the codes of the strategies that reach it.
+    ``move_for(f, s, owner)``.  ``bound_for(f, s, owner)`` is the value code the strategy
+    proves there; a record holds the meet of the codes of the strategies that reach it.
 
     Positions are visited once per canonical key, as the verifier walks, so every certificate
     written is one the verifier reaches (a tampered one cannot hide off its walk)."""
