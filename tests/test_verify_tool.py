@@ -841,7 +841,8 @@ def test_doc_example_ends_the_second_players_strategy(c4, tmp_path):
 
 def test_threat_certificate_ends_a_win_book(c4, tmp_path):
     """A position the second player wins by a threat: a book of one record (no move) and the
-    certificate proves second-wins; without the threat the same instances prove nothing."""
+    certificate proves second-wins.  The same instances with no threat, or with a threat on the
+    bottom row or one row up, are invalid there."""
     g = c4.g
     for (f, s), line in sorted(c4_positions(g, 7).items(), key=lambda kv: len(kv[1])):
         threats = verify_books.connect4_threats(g, f, s)
@@ -858,10 +859,16 @@ def test_threat_certificate_ends_a_win_book(c4, tmp_path):
     rep = run(write(tmp_path, "t.pnbook", data))
     assert rep.exit_code == 0, rep.message
     assert rep.certificates_used == 1
-    no_threat = bytes([2, 255]) + payload[2:]
-    data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, no_threat)}, start_cells=line)
-    rep = run(write(tmp_path, "u.pnbook", data))
-    assert rep.exit_code == 1 and rep.hole == line, rep.message
+    bottom = next(c for c in range(g.n - g.width, g.n) if not (f | s) >> c & 1)
+    cases = [(255, "problem"), (bottom, "is in the bottom row")]
+    if t >= g.width:
+        cases.append((t - g.width, "parity"))  # one row up: the other parity
+    for threat, want in cases:
+        tampered = bytes([2, threat]) + payload[2:]
+        data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, tampered)},
+                                       start_cells=line)
+        rep = run(write(tmp_path, "u.pnbook", data))
+        assert rep.exit_code == 1 and rep.hole == line and want in rep.message, (threat, rep.message)
 
 
 def tamper_c4(b, change):

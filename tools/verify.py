@@ -1456,13 +1456,13 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
         if not (vacant >> (t + w)) & 1:
             raise CertificateInvalid(f"the cell below the threat {tn} is not vacant")
         if (t // w) % 2 != nvac % 2:
-            raise CertificateInvalid(f"threat {tn} is in row {t // w} from the top, of the other "
-                                     f"parity than the {nvac} vacant cells")
+            raise CertificateInvalid(f"threat {tn} is in row {t // w} (0 at the top), of the "
+                                     f"other parity than the {nvac} vacant cells")
         if not any((g >> t) & 1 and g & ~(1 << t) & mine == g & ~(1 << t) for g in groups):
             raise CertificateInvalid(f"no group consists of threat {tn} and three stones of the "
                                      f"controller")
     b = C4Position(rules, f, s, t)
-    for c in {c for inst in rs.instances for c in inst.cells}:
+    for c in sorted({c for inst in rs.instances for c in inst.cells}):
         if c >= n:
             raise CertificateInvalid(f"cell {c} of an instance is off the {n}-cell grid")
     checked = []
