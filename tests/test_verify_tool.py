@@ -9,18 +9,22 @@ pointed message and the right exit code.
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 import resource
 import struct
 import subprocess
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 import verify_books
 import zstandard
 from verify_books import (
-    DRAW, FIRST, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
+    DRAW, FIRST, RANK, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
 )
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
@@ -445,6 +449,88 @@ def test_frame_and_header_bounds(ttt, tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
+# Hostile sizes of the rules data (caps of game-format.md, "Limits")
+# --------------------------------------------------------------------------------------------
+
+def pair_swaps(npairs: int) -> list[list[int]]:
+    """Every product of swaps within the pairs (2i, 2i + 1): a group of 2 ** npairs symmetries
+    (the identity first) of a game whose win patterns are those pairs."""
+    perms = []
+    for bits in range(1 << npairs):
+        p = list(range(2 * npairs))
+        for i in range(npairs):
+            if bits >> i & 1:
+                p[2 * i], p[2 * i + 1] = 2 * i + 1, 2 * i
+        perms.append(p)
+    return perms
+
+
+def timed_run(path):
+    t0 = time.perf_counter()
+    rep = run(path)
+    return rep, time.perf_counter() - t0
+
+
+@pytest.mark.parametrize("what", ["symmetries", "win_patterns"])
+def test_over_the_caps_is_refused_at_once(ttt, tmp_path, what):
+    """5040 listed permutations (all of 7 cells, a group, but more than 1024) and 41,664 win
+    patterns (every 3 of 64 cells, more than 10,000) are refused with one line, in well under the
+    time a quadratic check would take."""
+    def patch(h):
+        if what == "symmetries":
+            h["rules"]["symmetries"] = [list(p) + [7, 8] for p in itertools.permutations(range(7))]
+        else:
+            h["rules"].update(width=8, height=8, cells=None, symmetries=[list(range(64))],
+                              win_patterns=[list(c) for c in itertools.combinations(range(64), 3)])
+
+    rep, secs = timed_run(write(tmp_path, "big.pnbook", ttt.bytes(header_patch=patch)))
+    n, cap = (5040, 1024) if what == "symmetries" else (41664, 10000)
+    assert rep.exit_code == 2 and f"{n} {what} listed, more than the {cap} allowed" in rep.message
+    assert "\n" not in rep.message
+    assert secs < 2
+
+
+def test_at_the_caps_is_verified_quickly(tmp_path):
+    """A game with 1024 symmetries and 10,000 listed win patterns (10 pairs, and supersets of
+    them that minimal_patterns drops) is checked and verified in a second or two."""
+    pairs = [[2 * i, 2 * i + 1] for i in range(10)]
+    supersets = []
+    for k in (2, 3, 4):
+        for p in pairs:
+            others = [c for c in range(20) if c not in p]
+            supersets += [p + list(extra) for extra in itertools.combinations(others, k)]
+    patterns = pairs + supersets[:10000 - len(pairs)]
+    g = Game("file:pairs.json", 5, 4, patterns, pair_swaps(10))
+    s = Solved(g, start_cells=range(16))  # pairs 0..7 full, each with one stone of either player
+    assert s.value == DRAW and len(g.symmetries) == 1024 and len(patterns) == 10000
+    rep, secs = timed_run(write(tmp_path, "caps.pnbook", s.bytes()))
+    assert rep.ok, rep.message
+    assert secs < 2
+
+
+def test_minimal_patterns_by_brute_force():
+    """The bucketed bitmask filter keeps exactly the patterns that contain no other one."""
+    rng = random.Random(7)
+    pats = [rng.sample(range(16), rng.randint(1, 6)) for _ in range(2000)] + [[3, 4], [4, 3]]
+    uniq = {frozenset(p) for p in pats}
+    assert verify.minimal_patterns(pats) == frozenset(p for p in uniq if not any(q < p for q in uniq))
+
+
+def test_symmetry_group_generated_from_the_list():
+    """A listed product that is missing, or an extra permutation, is found by the generation."""
+    rules = {"width": 5, "height": 4, "win_patterns": [[2 * i, 2 * i + 1] for i in range(10)]}
+    perms = pair_swaps(10)
+    verify.check_symmetries(verify.rules_from_json(dict(rules, symmetries=perms)))
+    with pytest.raises(verify.BookError, match="not a group"):
+        verify.check_symmetries(verify.rules_from_json(dict(rules, symmetries=perms[:-1])))
+    bad = list(range(20))
+    bad[0], bad[2] = 2, 0  # swaps two pairs' first cells: not a symmetry
+    with pytest.raises(verify.BookError, match=r"symmetries\[512\] is not a symmetry"):
+        # the first 512 (pair 9 never swapped) are a group; the bad one is a new generator
+        verify.check_symmetries(verify.rules_from_json(dict(rules, symmetries=perms[:512] + [bad])))
+
+
+# --------------------------------------------------------------------------------------------
 # Format version 2: pairing certificates
 # --------------------------------------------------------------------------------------------
 
@@ -620,23 +706,6 @@ def test_pairing_in_a_game_with_gravity(c4, tmp_path):
     assert rep.exit_code == 1 and "gravity" in rep.message and rep.hole == []
 
 
-def test_kind_2_is_not_checked(ttt, m444, tmp_path, capsys):
-    """A Connect Four certificate (kind 2) proves nothing to this verifier: the walk goes on with
-    the record's move, and where there is none that is a hole."""
-    g = ttt.g
-    key = g.canonical(*g.play(0, 0, 4))[0]
-    p = write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\x02\x03")}))
-    rep = run(p)
-    assert rep.exit_code == 0, rep.message
-    assert [n for n in rep.notes if "certificate kind 2 is not checked by this verifier" in n]
-    assert verify.main([str(p)]) == 0
-    assert "certificate kind 2 is not checked by this verifier" in capsys.readouterr().err
-    key = sorted(m444.certs)[0]
-    rep = run_with(tmp_path, m444, key, m444.certs[key][1], kind=2)
-    assert rep.exit_code == 1 and rep.notes
-    assert any(reached_key(m444.g, rep.hole[:i]) == key for i in range(len(rep.hole) + 1))
-
-
 def test_certificate_table_structure(m444, tmp_path):
     """Structural damage to the table is a damaged file (exit 2), named by certificate and
     position."""
@@ -681,3 +750,283 @@ def test_certificate_table_structure(m444, tmp_path):
         rep = run(write(tmp_path, "s.pnbook", verify_books.book_bytes(g, DRAW, recs, **kw)))
         assert rep.exit_code == 2, (wants, rep.message)
         assert all(w in rep.message for w in wants), (wants, rep.message)
+
+
+# --------------------------------------------------------------------------------------------
+# Format version 2: Connect Four rule sets (kind 2)
+# --------------------------------------------------------------------------------------------
+
+# The example of book-format.md ("Kind 2"): the empty 4 x 4 board, the second player controls
+# with three Claimevens, a Baseinverse and a Lowinverse.
+DOC_EXAMPLE = bytes.fromhex("02ff050102040001020703010" "20c080202" "0d0e050409050a06")
+
+
+@pytest.fixture(scope="module")
+def c4cert():
+    """Connect Four 4 x 4 by minimax, the second player's lines cut short wherever a set of
+    Claimevens, Baseinverses and Verticals found by tests/verify_books.py refutes every group."""
+    return verify_books.certified_by_minimax(connect4(4, 4), verify_books.connect4_certificate)
+
+
+def c4_positions(g: Game, depth: int) -> dict:
+    """Every position up to ``depth`` stones that is not finished, with a line that reaches it."""
+    seen, frontier = {}, [((0, 0), ())]
+    for _ in range(depth + 1):
+        nxt = []
+        for (f, s), line in frontier:
+            if (f, s) in seen or g.result(f, s) is not None:
+                continue
+            seen[(f, s)] = line
+            nxt += [(g.play(f, s, c), line + (c,)) for c in g.moves(f, s)]
+        frontier = nxt
+    return seen
+
+
+def test_doc_example_is_valid():
+    rules = verify.rules_from_json(connect4(4, 4).rules_json())
+    rs = verify.parse_ruleset(DOC_EXAMPLE, "example")
+    assert verify.check_ruleset(rules, 0, 0, rs) == 4  # first-wont-win
+
+
+def test_rule_sets_agree_with_minimax(c4):
+    """Every certificate the independent finder builds (with no threat, and with each threat the
+    position offers) is accepted, and proves what minimax says: no win for the player to move,
+    and with a threat a win for the controller."""
+    g = c4.g
+    rules = verify.rules_from_json(g.rules_json())
+    seen = Counter()
+    for f, s in c4_positions(g, 7):
+        for t in [verify_books.NO_THREAT] + verify_books.connect4_threats(g, f, s):
+            payload = verify_books.find_connect4_certificate(g, f, s, t)
+            if payload is None:
+                continue
+            code = verify.check_ruleset(rules, f, s, verify.parse_ruleset(payload, "test"))
+            lo, hi = verify.CODE_INTERVAL[code]
+            assert lo <= RANK[c4.value_fn(f, s)] <= hi
+            seen[code] += 1
+    assert seen[4] and seen[1] and seen[2], seen  # first-wont-win, first-wins, second-wins
+
+
+def test_connect4_certified_book_verifies(c4cert, tmp_path):
+    b = c4cert
+    assert b.certs and all(kind == 2 for kind, _ in b.certs.values())
+    rep = run(write(tmp_path, "c.pnbook", b.bytes()))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used >= len(b.certs)
+    rep = run(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
+    assert rep.exit_code == 1 and rep.hole is not None
+
+
+def test_doc_example_ends_the_second_players_strategy(c4, tmp_path):
+    """With the example at the start, the second player's strategy needs no record at all; the
+    first player's (it proves the wrong thing for it) goes on with the records."""
+    g = c4.g
+    recs = verify_books.strategy_records(g, c4.value_fn, (0, 0), 0, 1, {})
+    certs = {(0, 0): (2, DOC_EXAMPLE)}
+    rep = run(write(tmp_path, "d.pnbook", verify_books.book_bytes(g, DRAW, recs, certs=certs)))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used == 1
+    rep = run(write(tmp_path, "n.pnbook", verify_books.book_bytes(g, DRAW, recs)))
+    assert rep.exit_code == 1 and "no record" in rep.message
+    # the first player's strategy cannot stop there: it needs its move
+    no_move = {**recs, (0, 0): (255, 3)}
+    rep = run(write(tmp_path, "m.pnbook", verify_books.book_bytes(g, DRAW, no_move, certs=certs)))
+    assert rep.exit_code == 1 and rep.hole == []
+    assert "its certificate proves first-wont-win, not what this strategy needs" in rep.message
+    # the record must include what the certificate proves
+    wide = {**recs, (0, 0): (recs[(0, 0)][0], 5)}
+    rep = run(write(tmp_path, "w.pnbook", verify_books.book_bytes(g, DRAW, wide, certs=certs)))
+    assert rep.exit_code == 1 and "does not include what its certificate proves" in rep.message
+
+
+def test_threat_certificate_ends_a_win_book(c4, tmp_path):
+    """A position the second player wins by a threat: a book of one record (no move) and the
+    certificate proves second-wins.  The same instances with no threat, or with a threat on the
+    bottom row or one row up, are invalid there."""
+    g = c4.g
+    for (f, s), line in sorted(c4_positions(g, 7).items(), key=lambda kv: len(kv[1])):
+        threats = verify_books.connect4_threats(g, f, s)
+        found = [(t, verify_books.find_connect4_certificate(g, f, s, t)) for t in threats]
+        found = [(t, p) for t, p in found if p is not None and p[0] == 2]
+        if found and g.canonical(f, s)[0] == (f, s):
+            break
+    else:
+        pytest.fail("no threat certificate on 4 x 4")
+    t, payload = found[0]
+    line = list(line)
+    recs = {(f, s): (255, 2)}
+    data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, payload)}, start_cells=line)
+    rep = run(write(tmp_path, "t.pnbook", data))
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used == 1
+    bottom = next(c for c in range(g.n - g.width, g.n) if not (f | s) >> c & 1)
+    cases = [(255, "problem"), (bottom, "is in the bottom row")]
+    if t >= g.width:
+        cases.append((t - g.width, "parity"))  # one row up: the other parity
+    for threat, want in cases:
+        tampered = bytes([2, threat]) + payload[2:]
+        data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, tampered)},
+                                       start_cells=line)
+        rep = run(write(tmp_path, "u.pnbook", data))
+        assert rep.exit_code == 1 and rep.hole == line and want in rep.message, (threat, rep.message)
+
+
+def tamper_c4(b, change):
+    """The first certificate (by key) that ``change(key, controller, threat, instances)`` turns
+    into a new kind 2 payload, and that payload."""
+    for key, (kind, payload) in sorted(b.certs.items()):
+        new = change(key, *verify_books.payload_instances(payload))
+        if new is not None:
+            return key, new
+    pytest.fail("no certificate to tamper with")
+
+
+def moved_up(key, controller, threat, instances):
+    """The first Claimeven one row higher (its upper becomes odd)."""
+    for i, (code, cells) in enumerate(instances):
+        if code == verify_books.CLAIMEVEN and cells[1] >= 4:
+            moved = (code, (cells[0] - 4, cells[1] - 4))
+            return verify_books.connect4_payload(controller, threat,
+                                                 instances[:i] + [moved] + instances[i + 1:])
+    return None
+
+
+def last_dropped(key, controller, threat, instances):
+    """Without its last instance, the one the finder chose for a problem nothing else solved."""
+    return verify_books.connect4_payload(controller, threat, instances[:-1])
+
+
+def first_twice(key, controller, threat, instances):
+    return verify_books.connect4_payload(controller, threat, instances + instances[:1])
+
+
+def controller_flipped(key, controller, threat, instances):
+    return verify_books.connect4_payload(3 - controller, threat, instances)
+
+
+@pytest.mark.parametrize("change, want", [
+    (moved_up, r"instance \d+ \(Claimeven \w+ \w+\) is not valid: upper \w+ is odd"),
+    (last_dropped, r"problem \w+ \w+ \w+ \w+ is solved by no instance"),
+    (first_twice, r"instances 0 \(.*\) and \d+ \(.*\) are not compatible: their squares share"),
+    (controller_flipped, r"the controller \(first player\) is the player to move"),
+])
+def test_tampered_rule_set_is_named_at_its_position(c4cert, tmp_path, change, want):
+    key, payload = tamper_c4(c4cert, change)
+    rep = run_with(tmp_path, c4cert, key, payload, kind=2)
+    assert rep.exit_code == 1 and "invalid Connect Four certificate" in rep.message
+    assert re.search(want, rep.message), rep.message
+    assert reached_key(c4cert.g, rep.hole) == key
+    assert rep.hole_moves in rep.message
+
+
+def test_rule_set_structure(c4cert, tmp_path):
+    """A payload that is not laid out as kind 2 says is a damaged file (exit 2)."""
+    key, (kind, payload) = sorted(c4cert.certs.items())[0]
+    cases = [
+        (payload[:2], "shorter than its 3 leading bytes"),
+        (b"\x03" + payload[1:], "controller byte 3"),
+        (payload + b"\x00", "1 bytes follow the last of its"),
+        (payload[:3] + b"\x09" + payload[4:], "unknown rule code 9"),
+        (payload[:4] + b"\x03" + payload[5:], "has 3 cells, not 2"),
+        (payload[:2] + bytes([payload[2] + 1]) + payload[3:], "runs past the end"),
+    ]
+    for bad, want in cases:
+        rep = run_with(tmp_path, c4cert, key, bad, kind=2)
+        assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
+
+
+def test_rule_set_needs_connect_four(ttt, tmp_path):
+    key = ttt.g.canonical(*ttt.g.play(0, 0, 4))[0]
+    rep = run(write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\xff\x00")})))
+    assert rep.exit_code == 1 and "a kind 2 certificate needs Connect Four" in rep.message
+    assert rep.hole == [4]
+
+
+def rule_shapes(g: Game, f, s):
+    """Every cell tuple of each rule's shape on the board (most of them invalid at (f, s))."""
+    w, n = g.width, g.n
+    vacant = [c for c in range(n) if not (f | s) >> c & 1]
+    out = []
+    for c in range(n - w):
+        out += [(verify.CLAIMEVEN, (c + w, c)), (verify.VERTICAL, (c + w, c))]
+    out += [(verify.BASEINVERSE, p) for p in itertools.combinations(vacant, 2)]
+    groups = sorted(tuple(sorted(p)) for p in g.patterns)
+    out += [(verify.AFTEREVEN, grp) for grp in groups]
+    for grp in groups:
+        empties = [c for c in grp if c in vacant]
+        for choice in itertools.product((0, 1), repeat=len(empties)):
+            pairs = [(c + w, c) if up == 0 else (c, c - w) for c, up in zip(empties, choice)]
+            if all(0 <= x < n for p in pairs for x in p):
+                out.append((verify.BEFORE, grp + tuple(x for p in pairs for x in p)))
+    out += [(verify.LOWINVERSE, (a + w, a, b + w, b))
+            for a, b in itertools.combinations(range(n - w), 2)]
+    out += [(verify.HIGHINVERSE, (a + 2 * w, a + w, a, b + 2 * w, b + w, b))
+            for a, b in itertools.combinations(range(n - 2 * w), 2)]
+    out += [(verify.BASECLAIM, p + (p[1] - w,)) for p in itertools.permutations(vacant, 3)
+            if p[1] >= w]
+    return out
+
+
+def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
+    """A rule set for ``controller`` at (f, s) that the verifier's own instance and compatibility
+    checks accept, assembled at random (rules 4 to 8 first), or None.  Only a construction aid:
+    what such a set proves is then checked against minimax."""
+    b = verify.C4Position(rules, f, s, threat)
+    groups = verify.connect4_groups(g.width, g.height)
+    opponent = f if controller == 2 else s
+    valid = []
+    for code, cells in rule_shapes(g, f, s):
+        inst = verify.RuleInstance(code, cells)
+        try:
+            valid.append((inst, verify.check_instance(b, inst, groups, opponent)))
+        except verify.CertificateInvalid:
+            pass
+    mine = s if controller == 2 else f
+
+    def solves(x, g4):
+        return any(g4 & m == m for m in x.contains) or bool(
+            x.meets_all and all(g4 & m for m in x.meets_all))
+
+    problems = [g4 for g4 in sorted(groups) if not g4 & mine and not g4 & b.dead]
+    for _ in range(10):
+        rng.shuffle(valid)
+        valid.sort(key=lambda ix: ix[1].rule <= verify.VERTICAL)
+        chosen = []
+        for g4 in problems:
+            if any(solves(x, g4) for _, x in chosen):
+                continue
+            pick = next((ix for ix in valid if solves(ix[1], g4) and all(
+                verify.incompatibility(b, ix[1], y) is None for _, y in chosen)), None)
+            if pick is None:
+                break
+            chosen.append(pick)
+        else:
+            return [inst for inst, _ in chosen]
+    return None
+
+
+def test_every_rule_is_sound_against_minimax(c4):
+    """Rule sets using all eight rules, with and without threats, on random 4 x 4 positions:
+    whatever the verifier accepts agrees with minimax."""
+    g = c4.g
+    rules = verify.rules_from_json(g.rules_json())
+    rng = random.Random(3)
+    positions = list(c4_positions(g, 7))
+    rng.shuffle(positions)
+    used, accepted = Counter(), 0
+    for f, s in positions[:150]:
+        controller = 1 if bin(f).count("1") > bin(s).count("1") else 2
+        for t in [verify_books.NO_THREAT] + verify_books.connect4_threats(g, f, s):
+            insts = random_rule_set(rules, g, f, s, t, controller, rng)
+            if insts is None:
+                continue
+            payload = verify_books.connect4_payload(controller, t, [(i.rule, i.cells) for i in insts])
+            try:
+                code = verify.check_ruleset(rules, f, s, verify.parse_ruleset(payload, "test"))
+            except verify.CertificateInvalid:
+                continue
+            lo, hi = verify.CODE_INTERVAL[code]
+            assert lo <= RANK[c4.value_fn(f, s)] <= hi, (f, s, t, insts)
+            accepted += 1
+            used.update(i.rule for i in insts)
+    assert accepted >= 20 and set(used) == set(range(1, 9)), used

@@ -3,8 +3,9 @@
 Why it exists: the verifier is there so that nobody has to trust pndb's solver, so its tests must
 not depend on that solver either.  Everything here is written from docs/book-format.md and the
 rules alone: a plain memoised minimax over bitboards, strategies extracted from its values,
-canonical keys computed with naive loops, pairing certificates found by brute force, and the
-byte layout of format versions 1 and 2.
+canonical keys computed with naive loops, pairing certificates found by brute force, Connect Four
+rule sets (Claimevens, Baseinverses and Verticals, with or without a threat) found by
+backtracking, and the byte layout of format versions 1 and 2.
 """
 
 from __future__ import annotations
@@ -154,24 +155,31 @@ def build_records(g: Game, value, start=(0, 0)):
     plans = {FIRST: [(0, 2)], SECOND: [(1, 0)], DRAW: [(0, 1), (1, 1)]}[v0]
     recs = {}
     for owner, thr in plans:
-        seen, stack = set(), [start]
-        while stack:
-            f, s = stack.pop()
-            if (f, s) in seen or g.result(f, s) is not None:
-                continue
-            seen.add((f, s))
-            mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
-            kids = g.moves(f, s)
-            if mover == owner:
-                c = best_move(g, value, f, s, owner)
-                r = RANK[value(*g.play(f, s, c))]
-                assert (r >= thr) if owner == 0 else (r <= thr)
-                key, p = g.canonical(f, s)
-                recs.setdefault(key, (p[c], CODE[value(f, s)]))
-                kids = [c]
-            for c in kids:
-                stack.append(g.play(f, s, c))
+        strategy_records(g, value, start, owner, thr, recs)
     return v0, recs
+
+
+def strategy_records(g: Game, value, start, owner, thr, recs):
+    """Add to ``recs`` the records of one player's strategy (forcing at least ``thr`` for the
+    first player, at most for the second; outcome ranks as in RANK) walked from the start."""
+    seen, stack = set(), [start]
+    while stack:
+        f, s = stack.pop()
+        if (f, s) in seen or g.result(f, s) is not None:
+            continue
+        seen.add((f, s))
+        mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
+        kids = g.moves(f, s)
+        if mover == owner:
+            c = best_move(g, value, f, s, owner)
+            r = RANK[value(*g.play(f, s, c))]
+            assert (r >= thr) if owner == 0 else (r <= thr)
+            key, p = g.canonical(f, s)
+            recs.setdefault(key, (p[c], CODE[value(f, s)]))
+            kids = [c]
+        for c in kids:
+            stack.append(g.play(f, s, c))
+    return recs
 
 
 def certificate_entry(key, kind: int, payload: bytes) -> bytes:
@@ -323,13 +331,20 @@ def payload_pairing(payload: bytes):
     return payload[0], list(zip(payload[1::2], payload[2::2]))
 
 
-def build_certified(g: Game, start, move_for, bound_for):
-    """Records and pairing certificates of a draw book: each player's drawing strategy walked
-    from the start.  Where the strategy's owner, as defender, has a pairing (found by
-    :func:`find_pairing` on the canonical position), the position gets the certificate and a
-    record without a move, and the line ends; elsewhere the owner plays ``move_for(f, s,
-    owner)``.  ``bound_for(f, s, owner)`` is the value code the strategy proves there; a record
-    holds the meet of the codes of the strategies that reach it.
+def pairing_certificate(g: Game, f, s, owner):
+    """``find`` of :func:`build_certified` for kind 1: a pairing with ``owner`` defending."""
+    pairs = find_pairing(g, f, s, owner + 1)
+    return None if pairs is None else (KIND_PAIRING, pairing_payload(owner + 1, pairs))
+
+
+def build_certified(g: Game, start, move_for, bound_for, find=pairing_certificate):
+    """Records and certificates of a draw book: each player's drawing strategy walked from the
+    start.  Where ``find(g, f, s, owner)`` gives a certificate for the strategy's owner on the
+    canonical position (a pairing with the owner defending, or a Connect Four rule set with the
+    owner as controller: either payload starts with owner + 1), the position gets the
+    certificate and a record without a move, and the line ends; elsewhere the owner plays
+    ``move_for(f, s, owner)``.  ``bound_for(f, s, owner)`` is the value code the strategy
+    proves there; a record holds the meet of the codes of the strategies that reach it.
 
     Positions are visited once per canonical key, as the verifier walks, so every certificate
     written is one the verifier reaches (a tampered one cannot hide off its walk)."""
@@ -351,9 +366,9 @@ def build_certified(g: Game, start, move_for, bound_for):
                 continue
             seen.add(key)
             if key not in certs:
-                pairs = find_pairing(g, key[0], key[1], defender)
-                if pairs is not None:
-                    certs[key] = (KIND_PAIRING, pairing_payload(defender, pairs))
+                found = find(g, key[0], key[1], owner)
+                if found is not None:
+                    certs[key] = found
             if key in certs and certs[key][1][0] == defender:
                 record(key, NO_MOVE, bound_for(f, s, owner))
                 continue
@@ -407,20 +422,20 @@ class Certified:
     """A draw book with pairing certificates: ``recs`` {key: (move, code)}, ``certs`` {key:
     (kind, payload)}."""
 
-    def __init__(self, g: Game, move_for, bound_for):
+    def __init__(self, g: Game, move_for, bound_for, find=pairing_certificate):
         self.g = g
-        self.recs, self.certs = build_certified(g, (0, 0), move_for, bound_for)
+        self.recs, self.certs = build_certified(g, (0, 0), move_for, bound_for, find)
 
     def bytes(self, recs=None, certs=None, **kw):
         return book_bytes(self.g, kw.pop("value", DRAW), self.recs if recs is None else recs,
                           certs=self.certs if certs is None else certs, **kw)
 
 
-def certified_by_minimax(g: Game) -> Certified:
-    """Minimax strategies, cut short by pairings; record codes are the exact values."""
+def certified_by_minimax(g: Game, find=pairing_certificate) -> Certified:
+    """Minimax strategies, cut short by certificates; record codes are the exact values."""
     value = solve(g)
     return Certified(g, lambda f, s, owner: best_move(g, value, f, s, owner),
-                     lambda f, s, owner: CODE[value(f, s)])
+                     lambda f, s, owner: CODE[value(f, s)], find)
 
 
 def certified_by_search(g: Game, max_depth: int) -> Certified:
@@ -428,3 +443,119 @@ def certified_by_search(g: Game, max_depth: int) -> Certified:
     that reach it prove: at least a draw (5) for the first player's, at most (4) for the
     second's, a draw (3) where both meet."""
     return Certified(g, pairing_strategy(g, max_depth), lambda f, s, owner: 5 if owner == 0 else 4)
+
+
+# --------------------------------------------------------------------------------------------
+# Connect Four rule-set certificates (kind 2)
+# --------------------------------------------------------------------------------------------
+
+KIND_CONNECT4 = 2
+CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM, BEFORE = range(1, 9)
+NO_THREAT = 255
+
+
+def connect4_payload(controller, threat, instances) -> bytes:
+    """A kind 2 payload: C, T, k, then each instance as (rule code, m, its m cells)."""
+    out = [controller, threat, len(instances)]
+    for code, cells in instances:
+        out += [code, len(cells), *cells]
+    return bytes(out)
+
+
+def payload_instances(payload: bytes):
+    """(controller, threat, [(code, cells), ...]) of a kind 2 payload."""
+    out, pos = [], 3
+    for _ in range(payload[2]):
+        m = payload[pos + 1]
+        out.append((payload[pos], tuple(payload[pos + 2:pos + 2 + m])))
+        pos += 2 + m
+    return payload[0], payload[1], out
+
+
+def connect4_threats(g: Game, f, s):
+    """The cells the player not to move may use as a threat (book-format.md, "Kind 2",
+    condition 3): vacant, not in the bottom row, the cell below vacant, in a row (from the top)
+    of the parity of the vacant count, completing a group with three of that player's stones."""
+    w, n = g.width, g.n
+    occ = f | s
+    nvac = n - bin(occ).count("1")
+    mine = s if bin(f).count("1") == bin(s).count("1") else f
+    out = []
+    for t in range(n - w):
+        if occ >> t & 1 or occ >> (t + w) & 1 or (t // w) % 2 != nvac % 2:
+            continue
+        if any(m >> t & 1 and (m & ~(1 << t)) & mine == m & ~(1 << t) for m in g.masks):
+            out.append(t)
+    return out
+
+
+def find_connect4_certificate(g: Game, f, s, threat=NO_THREAT):
+    """Claimevens, Baseinverses and Verticals (rules 1 to 3 of "Kind 2") that solve every problem
+    at (f, s) for the player not to move, found by backtracking (disjoint squares make them
+    compatible), or None.  Region, parity and problems are computed here from the definition,
+    independently of tools/verify.py."""
+    w, h, n = g.width, g.height, g.n
+    occ = f | s
+    nvac = n - bin(occ).count("1")
+    mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
+    mine = s if mover == 0 else f
+    if nvac == 0 or any(f & m == m or s & m == m for m in g.masks):
+        return None
+    if threat == NO_THREAT and nvac % 2:
+        return None
+    region = {c for c in range(n) if not occ >> c & 1}
+    top = [0] * w
+    dead = 0
+    if threat != NO_THREAT:
+        tc, tr = threat % w, threat // w
+        region -= {r * w + tc for r in range(tr + 2)}
+        top[tc] = tr + 2
+        dead = sum(1 << (r * w + tc) for r in range(tr + 1))
+
+    def even(c):
+        return (c // w - top[c % w]) % 2 == 0
+
+    def playable(c):
+        return c in region and (c + w >= n or occ >> (c + w) & 1)
+
+    cands = []  # (code, cells, squares, cells a problem must hold to be solved)
+    for c in sorted(region):
+        if c + w < n and c + w in region:
+            if even(c):
+                cands.append((CLAIMEVEN, (c + w, c), 1 << c | 1 << (c + w), 1 << c))
+            else:
+                cands.append((VERTICAL, (c + w, c), 1 << c | 1 << (c + w), 1 << c | 1 << (c + w)))
+    base = [c for c in range(n) if playable(c)]
+    for i, x in enumerate(base):
+        for y in base[i + 1:]:
+            cands.append((BASEINVERSE, (x, y), 1 << x | 1 << y, 1 << x | 1 << y))
+    problems = [m for m in g.masks if not m & mine and not m & dead]
+
+    def extend(chosen, used):
+        todo = [p for p in problems if not any(p & c[3] == c[3] for c in chosen)]
+        if not todo:
+            return chosen
+        best = None
+        for p in todo:
+            opts = [c for c in cands if p & c[3] == c[3] and not c[2] & used]
+            if best is None or len(opts) < len(best):
+                best = opts
+        for c in best:
+            found = extend(chosen + [c], used | c[2])
+            if found is not None:
+                return found
+        return None
+
+    found = extend([], 0)
+    if found is None:
+        return None
+    return connect4_payload(2 - mover, threat, [(c[0], c[1]) for c in found])
+
+
+def connect4_certificate(g: Game, f, s, owner):
+    """``find`` of :func:`build_certified` for kind 2: a certificate for ``owner`` as controller
+    (no threat), or None."""
+    if (0 if bin(f).count("1") == bin(s).count("1") else 1) == owner:
+        return None
+    payload = find_connect4_certificate(g, f, s)
+    return None if payload is None else (KIND_CONNECT4, payload)

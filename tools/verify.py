@@ -14,8 +14,8 @@ Usage::
     python tools/verify.py BOOK [--quiet]
 
 It reads format versions 1 and 2.  In version 2 a position may be decided by a certificate:
-kind 1 (pairing) is checked here from the format's definition wherever a strategy walk reaches
-it; kind 2 (Connect Four rule sets) is not checked, and proves nothing to this verifier.
+kind 1 (pairing) and kind 2 (Connect Four rule sets after Allis) are checked here from the
+format's definitions wherever a strategy walk reaches them.
 Decompression is bounded: the header is read first (at most 16 MiB), then no more than the size
 it declares.
 
@@ -28,7 +28,8 @@ Exit codes:
   not those of the named game;
 * 2 -- the file is not a readable book: not zstandard / bad magic, no content checksum,
   truncated or corrupt, content longer or shorter than the header declares, malformed header or
-  rules data (including a listed "symmetry" that is not one), unknown format version, a damaged
+  rules data (including a listed "symmetry" that is not one, and more than 1024 symmetries or
+  10,000 win patterns listed: the caps of game-format.md), unknown format version, a damaged
   certificate table (order, a key without a record, an unknown kind, a malformed payload).
 
 Tests import it (``sys.path`` insert of ``tools/``) and call :func:`verify_file` or :func:`main`.
@@ -43,7 +44,6 @@ import re
 import struct
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -59,6 +59,10 @@ NO_MOVE = 255
 CERT_HEAD = 19  # key (16), kind (1), payload length (2)
 KIND_PAIRING, KIND_CONNECT4 = 1, 2
 MASK64 = (1 << 64) - 1
+# Caps on the rules data, the same as pndb's own (game-format.md, "Limits"): beyond them a hostile
+# header is refused at once instead of keeping the verifier busy.
+MAX_PATTERNS = 10000  # win_patterns listed
+MAX_SYMMETRIES = 1024  # symmetries listed
 
 # Outcomes, ordered as in the book format: second-wins < draw < first-wins.
 SECOND_WINS, DRAW, FIRST_WINS = 0, 1, 2
@@ -108,7 +112,6 @@ class Report:
     format_version: int = 1
     certificates: int = 0  # in the book (format version 2)
     certificates_used: int = 0  # times a valid certificate ended a line of a strategy
-    notes: list[str] = field(default_factory=list)  # what was not checked, one line each
 
     @property
     def rate(self) -> float:
@@ -145,12 +148,28 @@ def minimal_patterns(patterns) -> frozenset:
     """Drop duplicates and every pattern that contains another one: such a pattern can never be
     the first one completed, so it does not change the game (pndb drops them too).  Comparing and
     symmetry-checking the minimal sets means redundant patterns can neither cause a spurious
-    mismatch nor hide a real one."""
-    uniq = sorted({frozenset(p) for p in patterns}, key=len)
-    kept: list[frozenset] = []
+    mismatch nor hide a real one.
+
+    Why bitmasks bucketed by size: a pattern can only contain a smaller one, so each size class is
+    tested at once (numpy, in chunks) against the minimal patterns of the smaller sizes; 10,000
+    patterns take well under a second instead of the minutes of pairwise set comparisons."""
+    uniq = {frozenset(p) for p in patterns}
+    by_size: dict[int, list] = {}
     for p in uniq:
-        if not any(q <= p for q in kept):
-            kept.append(p)
+        by_size.setdefault(len(p), []).append(p)
+    kept: list[frozenset] = []
+    kept_masks = np.zeros(0, dtype=np.uint64)
+    for size in sorted(by_size):
+        group = by_size[size]
+        masks = np.array([sum(1 << c for c in p) for p in group], dtype=np.uint64)
+        keep = np.ones(len(group), dtype=bool)
+        if len(kept_masks):
+            step = max(1, (1 << 22) // len(kept_masks))
+            for i in range(0, len(group), step):
+                part = masks[i:i + step, None]
+                keep[i:i + step] = ~((kept_masks[None, :] & ~part) == 0).any(axis=1)
+        kept += [p for p, k in zip(group, keep) if k]
+        kept_masks = np.concatenate([kept_masks, masks[keep]])
     return frozenset(kept)
 
 
@@ -267,6 +286,9 @@ def rules_from_json(obj) -> Rules:
     pats = obj["win_patterns"]
     if not isinstance(pats, list):
         raise BookError("malformed rules: win_patterns must be a list of cell lists")
+    if len(pats) > MAX_PATTERNS:
+        raise BookError(f"malformed rules: {len(pats)} win_patterns listed, more than the "
+                        f"{MAX_PATTERNS} allowed")
     for i, p in enumerate(pats):
         _grid_index_list(p, f"win_patterns[{i}]", n, allow_empty=False)
     forb = obj.get("first_move_forbidden")
@@ -291,6 +313,9 @@ def rules_from_json(obj) -> Rules:
                         "permutations (found %s)" % json.dumps(syms))
     if not syms:
         raise BookError("malformed rules: symmetries is empty (the identity must be listed)")
+    if len(syms) > MAX_SYMMETRIES:
+        raise BookError(f"malformed rules: {len(syms)} symmetries listed, more than the "
+                        f"{MAX_SYMMETRIES} allowed")
     for i, p in enumerate(syms):
         _grid_index_list(p, f"symmetries[{i}]", n)
         if len(p) != n or len(set(p)) != n:
@@ -307,9 +332,15 @@ def check_symmetries(rules: Rules) -> None:
     the cells, the win patterns, the first-move restriction and (with gravity) the columns onto
     themselves would merge positions of different value, and one record would then "prove"
     positions it says nothing about.  The group property makes the canonical key a function of
-    the symmetry class, as the format assumes."""
-    n = rules.n
-    ident = tuple(range(n))
+    the symmetry class, as the format assumes.
+
+    Why generators: the listed permutations are taken in order, and each one not yet generated by
+    the earlier ones becomes a generator; only generators are checked against the rules (a
+    product of symmetries is one), and the group is regenerated from the identity by composing
+    with the generators, every product having to be listed.  Each new generator at least doubles
+    the group, so there are at most log2(1024) of them, and the work is |G| times that many
+    compositions instead of |G| squared."""
+    ident = tuple(range(rules.n))
     seen = {}
     for i, p in enumerate(rules.symmetries):
         if p in seen:
@@ -317,36 +348,53 @@ def check_symmetries(rules: Rules) -> None:
         seen[p] = i
     if ident not in seen:
         raise BookError("invalid symmetries: the identity is not listed")
+    gens: list[tuple] = []
+    group = {ident}
     for i, p in enumerate(rules.symmetries):
-        what = f"symmetries[{i}] is not a symmetry of the game:"
-        if frozenset(p[c] for c in rules.cells) != rules.cells:
-            c = next(c for c in sorted(rules.cells) if p[c] not in rules.cells)
-            raise BookError(f"{what} it maps playable cell {rules.cell_name(c)} to "
-                            f"{rules.cell_name(p[c])}, which is not playable")
-        for pat in sorted(rules.patterns, key=sorted):
-            img = frozenset(p[c] for c in pat)
-            if img not in rules.patterns:
-                raise BookError(f"{what} it maps win pattern "
-                                f"{' '.join(rules.cell_name(c) for c in sorted(pat))} to "
-                                f"{' '.join(rules.cell_name(c) for c in sorted(img))}, "
-                                f"which is not a win pattern")
-        if frozenset(p[c] for c in rules.forbidden) != rules.forbidden:
-            c = next(c for c in sorted(rules.forbidden) if p[c] not in rules.forbidden)
-            raise BookError(f"{what} it maps {rules.cell_name(c)} (forbidden as first stone) to "
-                            f"{rules.cell_name(p[c])} (allowed)")
-        if rules.gravity:
-            cols = {tuple(col) for col in rules.columns}
-            for ci, col in enumerate(rules.columns):
-                img = tuple(p[c] for c in col)
-                if img not in cols:
-                    raise BookError(f"{what} it does not map column {ci + 1} (bottom to top) onto "
-                                    f"a column, so it does not commute with gravity")
-    for p in rules.symmetries:
-        for q in rules.symmetries:
-            pq = tuple(p[q[c]] for c in range(n))
-            if pq not in seen:
-                raise BookError(f"invalid symmetries: the list is not a group (symmetries"
-                                f"[{seen[p]}] after symmetries[{seen[q]}] is not listed)")
+        if p in group:
+            continue
+        check_preserves_rules(rules, p, f"symmetries[{i}] is not a symmetry of the game:")
+        gens.append(p)
+        group = {ident}
+        todo = [ident]
+        while todo:
+            x = todo.pop()
+            for g in gens:
+                y = tuple(x[c] for c in g)  # x after g
+                if y in group:
+                    continue
+                if y not in seen:
+                    raise BookError(f"invalid symmetries: the list is not a group (symmetries"
+                                    f"[{seen[x]}] after symmetries[{seen[g]}] is not listed)")
+                group.add(y)
+                todo.append(y)
+
+
+def check_preserves_rules(rules: Rules, p: tuple, what: str) -> None:
+    """Raise BookError unless ``p`` maps the cells, the win patterns, the first-move restriction
+    and (with gravity) the columns onto themselves; ``what`` starts the message."""
+    if frozenset(p[c] for c in rules.cells) != rules.cells:
+        c = next(c for c in sorted(rules.cells) if p[c] not in rules.cells)
+        raise BookError(f"{what} it maps playable cell {rules.cell_name(c)} to "
+                        f"{rules.cell_name(p[c])}, which is not playable")
+    for pat in sorted(rules.patterns, key=sorted):
+        img = frozenset(p[c] for c in pat)
+        if img not in rules.patterns:
+            raise BookError(f"{what} it maps win pattern "
+                            f"{' '.join(rules.cell_name(c) for c in sorted(pat))} to "
+                            f"{' '.join(rules.cell_name(c) for c in sorted(img))}, "
+                            f"which is not a win pattern")
+    if frozenset(p[c] for c in rules.forbidden) != rules.forbidden:
+        c = next(c for c in sorted(rules.forbidden) if p[c] not in rules.forbidden)
+        raise BookError(f"{what} it maps {rules.cell_name(c)} (forbidden as first stone) to "
+                        f"{rules.cell_name(p[c])} (allowed)")
+    if rules.gravity:
+        cols = {tuple(col) for col in rules.columns}
+        for ci, col in enumerate(rules.columns):
+            img = tuple(p[c] for c in col)
+            if img not in cols:
+                raise BookError(f"{what} it does not map column {ci + 1} (bottom to top) onto "
+                                f"a column, so it does not commute with gravity")
 
 
 # --- the built-in games, rebuilt from games.md ----------------------------------------------
@@ -495,14 +543,12 @@ def _make_canon(perms, n):
     for k, p in enumerate(perms):
         terms = []
         for j in range(nb):
-            tf, ts = [0] * 256, [0] * 256
-            for b in range(256):
-                img = 0
-                for bit in range(8):
-                    i = 8 * j + bit
-                    if (b >> bit) & 1 and i < n:
-                        img |= 1 << p[i]
-                tf[b], ts[b] = img << 64, img
+            ts = [0] * 256
+            for b in range(1, 256):  # the image of b is that of b without its lowest bit, plus one
+                low = b & -b
+                i = 8 * j + low.bit_length() - 1
+                ts[b] = ts[b ^ low] | (1 << p[i] if i < n else 0)
+            tf = [img << 64 for img in ts]
             ns[f"F{k}_{j}"], ns[f"S{k}_{j}"] = tf, ts
             terms += [f"F{k}_{j}[f{j}]", f"S{k}_{j}[s{j}]"]
         src.append(f"    k{k} = " + " | ".join(terms))
@@ -615,13 +661,39 @@ class Pairing(NamedTuple):
     pairs: tuple  # ((x, y), ...) cells of the canonical orientation
 
 
+# Kind 2 rule codes (book-format.md, "Kind 2: Connect Four rule sets")
+CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM, BEFORE = range(1, 9)
+RULE_NAME = {CLAIMEVEN: "Claimeven", BASEINVERSE: "Baseinverse", VERTICAL: "Vertical",
+             AFTEREVEN: "Aftereven", LOWINVERSE: "Lowinverse", HIGHINVERSE: "Highinverse",
+             BASECLAIM: "Baseclaim", BEFORE: "Before"}
+RULE_CELLS = {CLAIMEVEN: 2, BASEINVERSE: 2, VERTICAL: 2, AFTEREVEN: 4, LOWINVERSE: 4,
+              HIGHINVERSE: 6, BASECLAIM: 4}  # Before: 4 + 2e
+NO_THREAT = 255
+
+
+class RuleInstance(NamedTuple):
+    """One instance of a kind 2 certificate: the rule code and its cells, in the payload's order
+    (cells of the canonical orientation)."""
+
+    rule: int
+    cells: tuple
+
+
+class RuleSet(NamedTuple):
+    """A kind 2 certificate's payload."""
+
+    controller: int  # 1: the first player, 2: the second player
+    threat: int  # a cell, or NO_THREAT
+    instances: tuple  # RuleInstance, ...
+
+
 @dataclass(frozen=True)
 class Certificate:
-    """One certificate of a version 2 book; ``pairing`` is set for kind 1 only (other kinds are
-    kept unread)."""
+    """One certificate of a version 2 book: ``content`` is a Pairing (kind 1) or a RuleSet
+    (kind 2)."""
 
     kind: int
-    pairing: Pairing | None
+    content: Pairing | RuleSet
 
 
 @dataclass
@@ -849,10 +921,45 @@ def parse_pairing(payload: bytes, where: str) -> Pairing:
     return Pairing(payload[0], tuple(zip(payload[1::2], payload[2::2])))
 
 
+def parse_ruleset(payload: bytes, where: str) -> RuleSet:
+    """A kind 2 payload: C, T, k, then k instances (rule code, m, m cells), n = 3 + sum(2 + m).
+    Only the layout is checked here (known codes, m as the code requires: 4 + 2e for a Before);
+    what the cells must satisfy is checked where a walk reaches the certificate."""
+    if len(payload) < 3:
+        raise BookError(f"corrupt book: {where}: a kind 2 payload of {len(payload)} bytes is "
+                        f"shorter than its 3 leading bytes")
+    controller, threat, k = payload[0], payload[1], payload[2]
+    if controller not in (1, 2):
+        raise BookError(f"corrupt book: {where}: controller byte {controller} is neither 1 (first "
+                        f"player) nor 2 (second player)")
+    pos, instances = 3, []
+    for j in range(k):
+        if pos + 2 > len(payload):
+            raise BookError(f"corrupt book: {where}: instance {j} of {k} runs past the end of the "
+                            f"{len(payload)}-byte payload")
+        code, m = payload[pos], payload[pos + 1]
+        if code not in RULE_NAME:
+            raise BookError(f"corrupt book: {where}: instance {j} has unknown rule code {code}")
+        want = RULE_CELLS.get(code)
+        if (m != want) if want is not None else (m < 4 or m % 2):
+            need = want if want is not None else "4 + 2e"
+            raise BookError(f"corrupt book: {where}: instance {j} ({RULE_NAME[code]}) has {m} "
+                            f"cells, not {need}")
+        if pos + 2 + m > len(payload):
+            raise BookError(f"corrupt book: {where}: instance {j} of {k} runs past the end of the "
+                            f"{len(payload)}-byte payload")
+        instances.append(RuleInstance(code, tuple(payload[pos + 2:pos + 2 + m])))
+        pos += 2 + m
+    if pos != len(payload):
+        raise BookError(f"corrupt book: {where}: {len(payload) - pos} bytes follow the last of "
+                        f"its {k} instances")
+    return RuleSet(controller, threat, tuple(instances))
+
+
 def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dict:
     """The certificate table of a version 2 book, checked for structure only (book-format.md,
     "Format version 2"): C certificates filling exactly B bytes, keys strictly ascending, each
-    with a record, a known kind, and for kind 1 a payload of 1 + 2P bytes with a defender byte.
+    with a record, a known kind, and a payload laid out as its kind requires.
     Whether a certificate holds is checked where the walk reaches it."""
     certs = {}
     pos, prev = 0, -1
@@ -878,7 +985,7 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
         if kind == KIND_PAIRING:
             certs[key] = Certificate(kind, parse_pairing(payload, where))
         elif kind == KIND_CONNECT4:
-            certs[key] = Certificate(kind, None)
+            certs[key] = Certificate(kind, parse_ruleset(payload, where))
         else:
             raise BookError(f"corrupt book: {where} has unknown kind {kind}")
     if pos != len(blob):
@@ -1033,35 +1140,397 @@ def check_record_includes(code: int, proven: int) -> None:
                                  f"certificate proves ({CODE_NAME[proven]})")
 
 
+# --- Kind 2: Connect Four rule sets (book-format.md, "Kind 2: Connect Four rule sets") ----------
+
+AFTER_LIKE = (AFTEREVEN, BEFORE)
+INVERSES = (LOWINVERSE, HIGHINVERSE)
+
+
+class Part(NamedTuple):
+    """A part of an Aftereven or Before: a Claimeven (below(s), s) or a Vertical part
+    (s, above(s)), as (lower, upper)."""
+
+    lower: int
+    upper: int
+    rule: int  # CLAIMEVEN or VERTICAL
+
+
+class Checked(NamedTuple):
+    """What a valid instance means for compatibility and for the problems it solves."""
+
+    rule: int
+    name: str  # for messages: the rule and its cells
+    squares: int  # bitmask
+    parts: tuple  # Part, ... (Aftereven, Before)
+    claimevens: tuple  # (lower, upper), ...: its own, its parts', a Baseclaim's (p2, q)
+    lowest: tuple  # (column, row of the lowest cell), ... (Lowinverse, Highinverse)
+    contains: tuple  # bitmasks: it solves every problem that holds one of them whole
+    meets_all: tuple  # bitmasks (Aftereven): it solves every problem that meets all of them
+
+
+class C4Position:
+    """The terms of the kind 2 definition at one position: region, parity, dead cells."""
+
+    def __init__(self, rules: Rules, f: int, s: int, threat: int):
+        w, h = rules.width, rules.height
+        self.rules, self.w, self.h, self.n = rules, w, h, w * h
+        self.occupied = f | s
+        self.vacant = ((1 << self.n) - 1) & ~self.occupied
+        self.region = self.vacant
+        self.dead = 0
+        self.top = [0] * w
+        self.threat = threat
+        if threat != NO_THREAT:
+            col, row = threat % w, threat // w
+            self.region &= ~sum(1 << (r * w + col) for r in range(min(row + 2, h)))
+            self.dead = sum(1 << (r * w + col) for r in range(row + 1))
+            self.top[col] = row + 2
+
+    def name(self, c: int) -> str:
+        return self.rules.cell_name(c)
+
+    def below(self, c: int) -> int | None:
+        return c + self.w if c + self.w < self.n else None
+
+    def above(self, c: int) -> int | None:
+        return c - self.w if c >= self.w else None
+
+    def empty(self, c: int) -> bool:
+        return bool((self.region >> c) & 1)
+
+    def playable(self, c: int) -> bool:
+        """Directly playable: empty, and on the bottom row or above a stone."""
+        b = self.below(c)
+        return self.empty(c) and (b is None or bool((self.occupied >> b) & 1))
+
+    def even(self, c: int) -> bool:
+        return (c // self.w - self.top[c % self.w]) % 2 == 0
+
+    def column_above(self, c: int) -> int:
+        """The cells of c's column above c, up to the top row."""
+        return sum(1 << x for x in range(c % self.w, c, self.w))
+
+    def need_empty(self, cells) -> None:
+        for c in cells:
+            if not self.empty(c):
+                why = ("occupied" if (self.occupied >> c) & 1 else
+                       "in the threat's column at or above below(T), outside the region")
+                raise CertificateInvalid(f"{self.name(c)} is not empty: it is {why}")
+
+
+def _mask(*cells) -> int:
+    return sum(1 << c for c in cells)
+
+
+def check_claimeven(b: C4Position, lower: int, upper: int) -> None:
+    if b.below(upper) != lower:
+        raise CertificateInvalid(f"lower {b.name(lower)} is not below upper {b.name(upper)}")
+    if not b.even(upper):
+        raise CertificateInvalid(f"upper {b.name(upper)} is odd")
+    b.need_empty((lower, upper))
+
+
+def check_vertical(b: C4Position, lower: int, upper: int) -> None:
+    if b.below(upper) != lower:
+        raise CertificateInvalid(f"lower {b.name(lower)} is not below upper {b.name(upper)}")
+    if b.even(upper):
+        raise CertificateInvalid(f"upper {b.name(upper)} is even")
+    b.need_empty((lower, upper))
+
+
+def group_empties(b: C4Position, cells, groups: set, opponent: int) -> list[int]:
+    """The empty cells of an Aftereven's or Before's group, checked: four ascending cells that
+    form a group with no stone of the opponent, every vacant cell in the region, at least one."""
+    if list(cells) != sorted(set(cells)):
+        raise CertificateInvalid("the group's cells are not given in ascending order")
+    if _mask(*cells) not in groups:
+        raise CertificateInvalid("its four cells are not a group")
+    for c in cells:
+        if (opponent >> c) & 1:
+            raise CertificateInvalid(f"the group holds a stone of the player to move on {b.name(c)}")
+    b.need_empty([c for c in cells if (b.vacant >> c) & 1])
+    empties = [c for c in cells if b.empty(c)]
+    if not empties:
+        raise CertificateInvalid("the group has no empty cell")
+    return empties
+
+
+def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int) -> Checked:
+    """Raise CertificateInvalid unless the instance satisfies its rule's requirement; else what it
+    solves and what compatibility needs of it."""
+    rule, cells = inst.rule, inst.cells
+    name = f"{RULE_NAME[rule]} {' '.join(b.name(c) for c in cells)}"
+    parts: tuple = ()
+    claimevens: tuple = ()
+    lowest: tuple = ()
+    meets_all: tuple = ()
+    squares = _mask(*cells)
+    if rule == CLAIMEVEN:
+        lower, upper = cells
+        check_claimeven(b, lower, upper)
+        contains, claimevens = (_mask(upper),), ((lower, upper),)
+    elif rule == BASEINVERSE:
+        x, y = cells
+        if not x < y:
+            raise CertificateInvalid(f"{b.name(x)} does not come before {b.name(y)} (x < y)")
+        for c in cells:
+            if not b.playable(c):
+                raise CertificateInvalid(f"{b.name(c)} is not directly playable")
+        contains = (_mask(x, y),)
+    elif rule == VERTICAL:
+        check_vertical(b, *cells)
+        contains = (_mask(*cells),)
+    elif rule == LOWINVERSE:
+        l1, u1, l2, u2 = cells
+        check_vertical(b, l1, u1)
+        check_vertical(b, l2, u2)
+        if not l1 % b.w < l2 % b.w:
+            raise CertificateInvalid(f"column of {b.name(l1)} is not left of that of {b.name(l2)}")
+        contains = (_mask(u1, u2), _mask(l1, u1), _mask(l2, u2))
+        lowest = ((l1 % b.w, l1 // b.w), (l2 % b.w, l2 // b.w))
+    elif rule == HIGHINVERSE:
+        a1, b1, c1, a2, b2, c2 = cells
+        for a, bb, c in ((a1, b1, c1), (a2, b2, c2)):
+            b.need_empty((a, bb, c))
+            if not b.even(c):
+                raise CertificateInvalid(f"{b.name(c)} is odd")
+            if b.below(c) != bb or b.below(bb) != a:
+                raise CertificateInvalid(f"{b.name(a)} {b.name(bb)} {b.name(c)} are not three "
+                                         f"cells of a column, bottom to top")
+        if not a1 % b.w < a2 % b.w:
+            raise CertificateInvalid(f"column of {b.name(a1)} is not left of that of {b.name(a2)}")
+        contains = [_mask(c1, c2), _mask(b1, b2), _mask(b1, c1), _mask(b2, c2)]
+        if b.playable(a1):
+            contains.append(_mask(a1, c2))
+        if b.playable(a2):
+            contains.append(_mask(a2, c1))
+        contains = tuple(contains)
+        lowest = ((a1 % b.w, a1 // b.w), (a2 % b.w, a2 // b.w))
+    elif rule == BASECLAIM:
+        p1, p2, p3, q = cells
+        if len({p1, p2, p3}) != 3:
+            raise CertificateInvalid("p1, p2, p3 are not three different cells")
+        for c in (p1, p2, p3):
+            if not b.playable(c):
+                raise CertificateInvalid(f"{b.name(c)} is not directly playable")
+        if b.above(p2) != q:
+            raise CertificateInvalid(f"q {b.name(q)} is not above p2 {b.name(p2)}")
+        b.need_empty((q,))
+        if not b.even(q):
+            raise CertificateInvalid(f"q {b.name(q)} is odd")
+        contains, claimevens = (_mask(p1, q), _mask(p2, p3)), ((p2, q),)
+    elif rule == AFTEREVEN:
+        empties = group_empties(b, cells, groups, opponent)
+        for c in empties:
+            if not b.even(c):
+                raise CertificateInvalid(f"empty cell {b.name(c)} of the group is odd")
+            low = b.below(c)
+            if low is None:
+                raise CertificateInvalid(f"empty cell {b.name(c)} of the group has no cell below")
+            b.need_empty((low,))
+        parts = tuple(Part(b.below(c), c, CLAIMEVEN) for c in empties)
+        claimevens = tuple((p.lower, p.upper) for p in parts)
+        squares = _mask(*(x for p in parts for x in p[:2]))
+        contains = tuple(_mask(c) for c in empties)
+        meets_all = tuple(b.column_above(c) for c in empties)
+    else:  # BEFORE
+        empties = group_empties(b, cells[:4], groups, opponent)
+        pairs = list(zip(cells[4::2], cells[5::2]))
+        if len(pairs) != len(empties):
+            raise CertificateInvalid(f"{len(pairs)} pairs for the group's {len(empties)} empty "
+                                     f"cells")
+        if len({c % b.w for c in empties}) != len(empties):
+            raise CertificateInvalid("two empty cells of the group share a column")
+        plist = []
+        for c, (x, y) in zip(empties, pairs):
+            up = b.above(c)
+            if up is None:
+                raise CertificateInvalid(f"empty cell {b.name(c)} of the group is in the top row")
+            b.need_empty((up,))
+            if (x, y) == (b.below(c), c):
+                check_claimeven(b, x, y)
+                plist.append(Part(x, y, CLAIMEVEN))
+            elif (x, y) == (c, up):
+                plist.append(Part(x, y, VERTICAL))
+            else:
+                raise CertificateInvalid(f"pair {b.name(x)} {b.name(y)} for {b.name(c)} is neither "
+                                         f"the Claimeven below it nor the Vertical part above it")
+        if all(p.rule == CLAIMEVEN for p in plist):
+            raise CertificateInvalid("no pair is a Vertical part (a Before of Claimevens only is "
+                                     "an Aftereven)")
+        parts = tuple(plist)
+        claimevens = tuple((p.lower, p.upper) for p in parts if p.rule == CLAIMEVEN)
+        squares = _mask(*(x for p in parts for x in p[:2]))
+        contains = (_mask(*(b.above(c) for c in empties)),) + tuple(
+            _mask(p.upper) if p.rule == CLAIMEVEN else _mask(p.lower, p.upper) for p in parts)
+    return Checked(rule, name, squares, parts, claimevens, lowest, contains, meets_all)
+
+
+def incompatibility(b: C4Position, x: Checked, y: Checked) -> str | None:
+    """Why two valid instances may not be used together (None if they may): the compatibility
+    conditions of the kind 2 definition (table 7.4 of the thesis, read strictly)."""
+    if x.rule in AFTER_LIKE and y.rule in AFTER_LIKE:
+        for col in range(b.w):
+            cm = _mask(*range(col, b.n, b.w))
+            xs, ys = x.squares & cm, y.squares & cm
+            if not xs & ys:
+                continue
+            px = [p for p in x.parts if p.upper % b.w == col]
+            py = [p for p in y.parts if p.upper % b.w == col]
+            if not (xs == ys and len(px) == len(py) == 1 and px[0] == py[0]):
+                return f"their squares in column {col + 1} overlap and are not the same part"
+        return None
+    if x.squares & y.squares:
+        shared = " ".join(b.name(c) for c in range(b.n) if (x.squares & y.squares) >> c & 1)
+        return f"their squares share {shared}"
+    if x.rule in INVERSES and y.rule in INVERSES:
+        cols = {c for c, _ in x.lowest} | {c for c, _ in y.lowest}
+        if len(cols) != 4:
+            return "their four columns are not four different columns"
+        return None
+    if y.rule in INVERSES:
+        x, y = y, x
+    if x.rule in INVERSES:
+        for lower, upper in y.claimevens:
+            for col, row in x.lowest:
+                if lower % b.w == col and max(lower, upper) // b.w > row:
+                    return (f"Claimeven {b.name(lower)} {b.name(upper)} lies below the lowest cell "
+                            f"of the {RULE_NAME[x.rule]} in column {col + 1}")
+    return None
+
+
+def connect4_groups(w: int, h: int) -> set:
+    """Every four cells in a row horizontally, vertically or diagonally, as bitmasks."""
+    return {_mask(*p) for p in _lines(w, h, 4)}
+
+
+def check_connect4_game(rules: Rules, groups: set) -> None:
+    """Condition 1 of a kind 2 certificate: the game is Connect Four."""
+    if not rules.gravity:
+        raise CertificateInvalid("the game has no gravity; a kind 2 certificate needs Connect Four")
+    if rules.cells != frozenset(range(rules.n)):
+        raise CertificateInvalid("not every cell of the grid is playable; a kind 2 certificate "
+                                 "needs Connect Four")
+    if {_mask(*p) for p in rules.patterns} != groups:
+        raise CertificateInvalid("the win patterns are not the groups of four in a row; a kind 2 "
+                                 "certificate needs Connect Four")
+    if rules.disc_cap is not None or rules.forbidden:
+        raise CertificateInvalid("the game has a disc cap or a rule on the first stone; a kind 2 "
+                                 "certificate needs Connect Four")
+
+
+def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
+    """Raise CertificateInvalid unless the kind 2 certificate holds at the canonical position
+    (f, s); return the value code it proves.
+
+    Why at the canonical position: the order conditions (x < y, a column left of another) are
+    stated for the cells as the certificate gives them, which are cells of the canonical
+    orientation."""
+    groups = connect4_groups(rules.width, rules.height)
+    check_connect4_game(rules, groups)
+    n, w = rules.n, rules.width
+    for g in groups:
+        if f & g == g or s & g == g:
+            raise CertificateInvalid("a player already owns a whole group")
+    mover = 0 if f.bit_count() == s.bit_count() else 1
+    if rs.controller - 1 == mover:
+        raise CertificateInvalid(f"the controller ({PLAYER_NAME[rs.controller - 1]}) is the "
+                                 f"player to move")
+    mine, opponent = (f, s) if rs.controller == 1 else (s, f)
+    vacant = ((1 << n) - 1) & ~(f | s)
+    nvac = vacant.bit_count()
+    if not vacant:
+        raise CertificateInvalid("no cell is vacant")
+    t = rs.threat
+    if t == NO_THREAT:
+        if nvac % 2:
+            raise CertificateInvalid(f"no threat, and an odd number ({nvac}) of vacant cells")
+    else:
+        if t >= n:
+            raise CertificateInvalid(f"threat cell {t} is off the {n}-cell grid")
+        tn = rules.cell_name(t)
+        if not (vacant >> t) & 1:
+            raise CertificateInvalid(f"threat {tn} is not vacant")
+        if t + w >= n:
+            raise CertificateInvalid(f"threat {tn} is in the bottom row")
+        if not (vacant >> (t + w)) & 1:
+            raise CertificateInvalid(f"the cell below the threat {tn} is not vacant")
+        if (t // w) % 2 != nvac % 2:
+            raise CertificateInvalid(f"threat {tn} is in row {t // w} (0 at the top), of the "
+                                     f"other parity than the {nvac} vacant cells")
+        if not any((g >> t) & 1 and g & ~(1 << t) & mine == g & ~(1 << t) for g in groups):
+            raise CertificateInvalid(f"no group consists of threat {tn} and three stones of the "
+                                     f"controller")
+    b = C4Position(rules, f, s, t)
+    for c in sorted({c for inst in rs.instances for c in inst.cells}):
+        if c >= n:
+            raise CertificateInvalid(f"cell {c} of an instance is off the {n}-cell grid")
+    checked = []
+    for j, inst in enumerate(rs.instances):
+        try:
+            checked.append(check_instance(b, inst, groups, opponent))
+        except CertificateInvalid as e:
+            names = " ".join(b.name(c) for c in inst.cells)
+            raise CertificateInvalid(f"instance {j} ({RULE_NAME[inst.rule]} {names}) is not "
+                                     f"valid: {e}") from None
+    for i, x in enumerate(checked):
+        for j in range(i + 1, len(checked)):
+            why = incompatibility(b, x, checked[j])
+            if why:
+                raise CertificateInvalid(f"instances {i} ({x.name}) and {j} ({checked[j].name}) "
+                                         f"are not compatible: {why}")
+    for g in sorted(groups):
+        if g & mine or g & b.dead:
+            continue
+        if not any(any(g & m == m for m in x.contains) or
+                   (x.meets_all and all(g & m for m in x.meets_all)) for x in checked):
+            names = " ".join(b.name(c) for c in range(n) if (g >> c) & 1)
+            raise CertificateInvalid(f"problem {names} is solved by no instance")
+    if t == NO_THREAT:
+        return 4 if rs.controller == 2 else 5  # first-wont-win, second-wont-win
+    return 1 if rs.controller == 1 else 2  # first-wins, second-wins
+
+
 class CertificateChecker:
     """Applies a version 2 book's certificates during the strategy walks (book-format.md,
     "Walking a version 2 book"): a reached certificate is checked; a valid one that proves what
-    the strategy needs ends the line; one that proves something else is ignored there.  Kinds
-    this verifier does not check (kind 2, Connect Four) prove nothing here and are counted."""
+    the strategy needs ends the line; one that proves something else is ignored there."""
 
     def __init__(self, eng: Engine, certs: dict):
         self.eng = eng
         self.certs = certs
-        self.valid: set[int] = set()  # keys already checked (validity is the same for every walk)
+        self.proven: dict[int, int] = {}  # key -> value code it proves (validity is per key)
         self.used = 0  # times a certificate ended a line
-        self.unchecked: Counter = Counter()  # kind -> positions reached with such a certificate
+
+    def proves(self, key: int, f: int, s: int, k: int) -> int:
+        """The value code the certificate at this key proves; CertificateInvalid if it does not
+        hold.  (f, s) is the board as it stands, reached through symmetry k."""
+        code = self.proven.get(key)
+        if code is None:
+            cert = self.certs[key]
+            if cert.kind == KIND_PAIRING:
+                try:
+                    check_pairing(self.eng, f, s, cert.content, self.eng.inverse[k])
+                except CertificateInvalid as e:
+                    raise CertificateInvalid(f"invalid pairing certificate: {e}") from None
+                code = PAIRING_PROVES[cert.content.defender]
+            else:
+                mirrored = self.eng.rules.symmetries[k] != tuple(range(self.eng.n))
+                try:
+                    code = check_ruleset(self.eng.rules, key >> 64, key & MASK64, cert.content)
+                except CertificateInvalid as e:
+                    where = (" (cells of the canonical orientation, the image of this position "
+                             f"under symmetries[{k}])") if mirrored else ""
+                    raise CertificateInvalid(f"invalid Connect Four certificate{where}: {e}") from None
+            self.proven[key] = code
+        return code
 
     def decides(self, key: int, f: int, s: int, k: int, code: int, owner: int, thr: int) -> bool:
         """True when a valid certificate at this position ends the line of ``owner``'s strategy,
         which must force at least (owner 0) or at most (owner 1) the outcome ``thr``."""
-        cert = self.certs.get(key)
-        if cert is None:
+        if key not in self.certs:
             return False
-        if cert.kind != KIND_PAIRING:
-            self.unchecked[cert.kind] += 1
-            return False
-        if key not in self.valid:
-            try:
-                check_pairing(self.eng, f, s, cert.pairing, self.eng.inverse[k])
-            except CertificateInvalid as e:
-                raise CertificateInvalid(f"invalid pairing certificate: {e}") from None
-            self.valid.add(key)
-        proven = PAIRING_PROVES[cert.pairing.defender]
+        proven = self.proves(key, f, s, k)
         check_record_includes(code, proven)
         lo, hi = CODE_INTERVAL[proven]
         if (lo >= thr) if owner == 0 else (hi <= thr):
@@ -1071,18 +1540,9 @@ class CertificateChecker:
 
     def why_not(self, key: int) -> str:
         """Why a certificate at this position did not end the line (for a hole's message)."""
-        cert = self.certs.get(key)
-        if cert is None:
+        if key not in self.proven:
             return ""
-        if cert.kind != KIND_PAIRING:
-            return f"; its certificate kind {cert.kind} is not checked by this verifier"
-        return (f"; its certificate proves {CODE_NAME[PAIRING_PROVES[cert.pairing.defender]]}, "
-                f"not what this strategy needs")
-
-    def notes(self) -> list[str]:
-        """One line per certificate kind that was reached but not checked."""
-        return [f"certificate kind {kind} is not checked by this verifier ({n} positions reached "
-                f"with one; taken as proving nothing)" for kind, n in sorted(self.unchecked.items())]
+        return f"; its certificate proves {CODE_NAME[self.proven[key]]}, not what this strategy needs"
 
 
 # --------------------------------------------------------------------------------------------
@@ -1248,7 +1708,7 @@ def verify_book(book: Book, progress=None) -> Report:
         try:
             total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker)
         except Hole as hole:
-            rep.certificates_used, rep.notes = checker.used, checker.notes()
+            rep.certificates_used = checker.used
             line = start_cells + _unwind(hole.path)
             rep.positions = total + hole.nodes
             rep.seconds = time.perf_counter() - t0
@@ -1257,7 +1717,7 @@ def verify_book(book: Book, progress=None) -> Report:
             rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
             return rep
     rep.ok, rep.exit_code = True, 0
-    rep.certificates_used, rep.notes = checker.used, checker.notes()
+    rep.certificates_used = checker.used
     rep.positions = total
     rep.seconds = time.perf_counter() - t0
     rep.message = f"proven: {game} is {claim}"
@@ -1286,9 +1746,6 @@ def main(argv=None) -> int:
              f"({rep.rate:,.0f} positions/s), {rep.records} records")
     if rep.format_version == 2:
         stats += f", {rep.certificates} certificates ({rep.certificates_used} ended a line)"
-    if not a.quiet:
-        for note in rep.notes:
-            print(f"note: {note}", file=sys.stderr)
     # The verdict (proven or not) goes to stdout; a file that is not a readable book is an error
     # on stderr, like pndb's own CLI errors.
     if rep.exit_code == 0:
