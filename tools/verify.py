@@ -958,11 +958,12 @@ def parse_ruleset(payload: bytes, where: str) -> RuleSet:
 
 def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dict:
     """The certificate table of a version 2 book, checked for structure only (book-format.md,
-    "Format version 2"): C certificates filling exactly B bytes, keys strictly ascending, each
-    with a record, a known kind, and a payload laid out as its kind requires.
+    "Format version 2"): C certificates filling exactly B bytes, sorted by key, kind and payload
+    with no two alike, each with a record, a known kind, and a payload laid out as its kind
+    requires. A key may have several certificates (one per defender, say): key -> [Certificate].
     Whether a certificate holds is checked where the walk reaches it."""
     certs = {}
-    pos, prev = 0, -1
+    pos, prev = 0, (-1, -1, b"")
     for i in range(count):
         if pos + CERT_HEAD > len(blob):
             raise BookError(f"corrupt book: certificate {i} of {count} starts at byte {pos} of the "
@@ -975,17 +976,17 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
                             f"the certificate bytes")
         payload = blob[pos + CERT_HEAD:pos + CERT_HEAD + n]
         pos += CERT_HEAD + n
-        if key <= prev:
-            raise BookError(f"corrupt book: {where} {'repeats the key of' if key == prev else 'sorts before'}"
-                            f" certificate {i - 1} (keys must be strictly ascending)")
-        prev = key
+        if (key, kind, payload) <= prev:
+            raise BookError(f"corrupt book: {where} {'repeats' if (key, kind, payload) == prev else 'sorts before'}"
+                            f" certificate {i - 1} (certificates must be strictly ascending by key, kind, payload)")
+        prev = (key, kind, payload)
         j = bisect.bisect_left(keys, key)
         if j == len(keys) or keys[j] != key:
             raise BookError(f"corrupt book: {where} has no record")
         if kind == KIND_PAIRING:
-            certs[key] = Certificate(kind, parse_pairing(payload, where))
+            certs.setdefault(key, []).append(Certificate(kind, parse_pairing(payload, where)))
         elif kind == KIND_CONNECT4:
-            certs[key] = Certificate(kind, parse_ruleset(payload, where))
+            certs.setdefault(key, []).append(Certificate(kind, parse_ruleset(payload, where)))
         else:
             raise BookError(f"corrupt book: {where} has unknown kind {kind}")
     if pos != len(blob):
@@ -1499,30 +1500,34 @@ class CertificateChecker:
     def __init__(self, eng: Engine, certs: dict):
         self.eng = eng
         self.certs = certs
-        self.proven: dict[int, int] = {}  # key -> value code it proves (validity is per key)
+        self.proven: dict[int, list] = {}  # key -> the value codes its certificates prove
         self.used = 0  # times a certificate ended a line
 
-    def proves(self, key: int, f: int, s: int, k: int) -> int:
-        """The value code the certificate at this key proves; CertificateInvalid if it does not
-        hold.  (f, s) is the board as it stands, reached through symmetry k."""
-        code = self.proven.get(key)
-        if code is None:
-            cert = self.certs[key]
-            if cert.kind == KIND_PAIRING:
-                try:
-                    check_pairing(self.eng, f, s, cert.content, self.eng.inverse[k])
-                except CertificateInvalid as e:
-                    raise CertificateInvalid(f"invalid pairing certificate: {e}") from None
-                code = PAIRING_PROVES[cert.content.defender]
-            else:
-                mirrored = self.eng.rules.symmetries[k] != tuple(range(self.eng.n))
-                try:
-                    code = check_ruleset(self.eng.rules, key >> 64, key & MASK64, cert.content)
-                except CertificateInvalid as e:
-                    where = (" (cells of the canonical orientation, the image of this position "
-                             f"under symmetries[{k}])") if mirrored else ""
-                    raise CertificateInvalid(f"invalid Connect Four certificate{where}: {e}") from None
-            self.proven[key] = code
+    def proves(self, key: int, f: int, s: int, k: int) -> list:
+        """The value codes the certificates at this key prove; CertificateInvalid if one does
+        not hold.  (f, s) is the board as it stands, reached through symmetry k."""
+        codes = self.proven.get(key)
+        if codes is None:
+            codes = [self.proves_one(cert, key, f, s, k) for cert in self.certs[key]]
+            self.proven[key] = codes
+        return codes
+
+    def proves_one(self, cert, key: int, f: int, s: int, k: int) -> int:
+        """The value code one certificate proves; CertificateInvalid if it does not hold."""
+        if cert.kind == KIND_PAIRING:
+            try:
+                check_pairing(self.eng, f, s, cert.content, self.eng.inverse[k])
+            except CertificateInvalid as e:
+                raise CertificateInvalid(f"invalid pairing certificate: {e}") from None
+            code = PAIRING_PROVES[cert.content.defender]
+        else:
+            mirrored = self.eng.rules.symmetries[k] != tuple(range(self.eng.n))
+            try:
+                code = check_ruleset(self.eng.rules, key >> 64, key & MASK64, cert.content)
+            except CertificateInvalid as e:
+                where = (" (cells of the canonical orientation, the image of this position "
+                         f"under symmetries[{k}])") if mirrored else ""
+                raise CertificateInvalid(f"invalid Connect Four certificate{where}: {e}") from None
         return code
 
     def decides(self, key: int, f: int, s: int, k: int, code: int, owner: int, thr: int) -> bool:
@@ -1530,12 +1535,12 @@ class CertificateChecker:
         which must force at least (owner 0) or at most (owner 1) the outcome ``thr``."""
         if key not in self.certs:
             return False
-        proven = self.proves(key, f, s, k)
-        check_record_includes(code, proven)
-        lo, hi = CODE_INTERVAL[proven]
-        if (lo >= thr) if owner == 0 else (hi <= thr):
-            self.used += 1
-            return True
+        for proven in self.proves(key, f, s, k):
+            check_record_includes(code, proven)
+            lo, hi = CODE_INTERVAL[proven]
+            if (lo >= thr) if owner == 0 else (hi <= thr):
+                self.used += 1
+                return True
         return False
 
     def why_not(self, key: int) -> str:
@@ -1683,7 +1688,7 @@ def verify_book(book: Book, progress=None) -> Report:
     h = book.header
     game, claim = h["game"], h["value"]
     rep = Report(False, 1, "", game=game, value=claim, records=len(book.keys),
-                 format_version=book.version, certificates=len(book.certificates))
+                 format_version=book.version, certificates=sum(map(len, book.certificates.values())))
     ref = reference_rules(game)
     if ref is not None:
         diffs = compare_rules(ref, book.rules, game)
