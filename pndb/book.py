@@ -215,7 +215,7 @@ MAGICS = {1: MAGIC, 2: b"PNBOOK\x00\x02"}  # format version -> magic
 MAX_HEADER = 16 << 20  # bytes of JSON header a reader accepts
 CERT_HEAD = 19  # key (16), kind (1), payload length (2)
 PAIRING = 1
-RESERVED_KINDS = {2: "Connect Four rules"}
+CONNECT4_RULES = 2
 CHUNK = 1 << 16  # records read, checked and kept per step
 
 
@@ -473,7 +473,10 @@ def read_certificates(inflater, book):
             raise BookError(f"the book is damaged: certificate {i} runs past the header's certificate_bytes")
         payload = inflater.read(n, f"certificate {i}")
         if (key, kind, payload) <= previous:
-            raise BookError(f"the book is damaged: certificate {i}: it does not follow the one before it (key, kind, payload)")
+            raise BookError(
+                f"the book is damaged: certificate {i}: it does not follow the one before it "
+                "(key, kind, payload)"
+            )
         previous = (key, kind, payload)
         a, b = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
         row = book.index(a, b)
@@ -492,8 +495,14 @@ def certificate_problem(game, a, b, kind, payload, value):
     """What is structurally wrong with a certificate at the canonical position (a, b) whose
     record has the value ``value``, or None. Whether it proves anything is the verifier's
     business."""
-    if kind in RESERVED_KINDS:
-        return f"kind {kind} is reserved ({RESERVED_KINDS[kind]}) and not defined yet"
+    if kind == CONNECT4_RULES:
+        from pndb.games import connect4_rules as C
+
+        try:
+            C.decode_certificate(payload)
+        except C.CertificateError as e:
+            return str(e)
+        return None
     if kind != PAIRING:
         return f"kind {kind} is unknown"
     if game.gravity:
@@ -507,7 +516,7 @@ def certificate_problem(game, a, b, kind, payload, value):
         return "a cell occurs twice in its pairs"
     proven = Value.FIRST_WONT_WIN if payload[0] == 2 else Value.SECOND_WONT_WIN
     if value.lo < proven.lo or value.hi > proven.hi:
-        return f"its record's value {value.name} does not include what a pairing for player {payload[0]} proves"
+        return f"its record's value {value.name} does not include what player {payload[0]}'s pairing proves"
     return None
 
 

@@ -51,7 +51,7 @@ def test_certificates_of_random_positions_hold_and_agree_with_minimax():
     game, g, rng = load_game(spec), R.ref_game(spec), random.Random(9)
     found = 0
     for _ in range(400):
-        pos = random_position(g, rng, rng.randrange(6, 14))
+        pos = random_position(g, rng, rng.randrange(12, 15))
         if pos is None:
             continue
         value = R.minimax(g, *pos)
@@ -68,7 +68,7 @@ def test_random_positions_solved_with_knowledge_match_minimax(tmp_path):
     g, rng = R.ref_game(spec), random.Random(4)
     lines = []
     while len(lines) < 15:
-        pos = random_position(g, rng, rng.randrange(8, 12))
+        pos = random_position(g, rng, rng.randrange(12, 14))
         if pos is not None:
             lines.append(pos)
     game = load_game(spec)

@@ -6,5 +6,6 @@ from pndb.games.registry import KINDS, LISTED_SPECS, load_game
 from pndb.games.spec import Game, GameError, Position, game_from_rules
 
 __all__ = [
-    "KINDS", "LISTED_SPECS", "Game", "GameError", "MoveError", "Position", "game_from_rules", "load_game", "shown",
+    "KINDS", "LISTED_SPECS", "Game", "GameError", "MoveError", "Position", "game_from_rules", "load_game",
+    "shown",
 ]  # fmt: skip

@@ -694,6 +694,11 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000):
     return NO_VERDICT
 
 
+def proves(cert):
+    """The value a certificate claims (it holds where check_certificate says so)."""
+    return _value(cert.controller, cert.threat)
+
+
 def check_certificate(game, a, b, cert):
     """The value a certificate proves at (a, b), or CertificateError saying why it proves
     nothing. The definitions are those of docs/book-format.md, "Kind 2"."""

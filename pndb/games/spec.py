@@ -24,6 +24,10 @@ MAX_PATTERNS = 10_000  # win patterns listed
 MAX_SYMMETRIES = 1024  # symmetries listed (each costs 16 KiB of tables and time in every key)
 
 
+C4_RULES_MAX_EMPTY = 24  # Allis' rules are tried where at most this many squares are empty
+C4_RULES_NODES = 2000  # chosen-set search nodes per win condition
+
+
 class GameError(ValueError):
     """A game spec or rules file that cannot be used; the message says why in one line."""
 
@@ -198,11 +202,12 @@ class Game:
     # ------------------------------------------------------------ knowledge with certificates
 
     def certificates(self, pos):
-        """Certificates that decide more of an ongoing position than nothing: pairing
-        strategies (docs/book-format.md, kind 1) for the second player (the first does not win)
-        and for the first player (the second does not win). None with gravity."""
+        """Certificates that decide more of an ongoing position than nothing: without gravity,
+        pairing strategies (docs/book-format.md, kind 1) for the second player (the first does
+        not win) and for the first player (the second does not win); in Connect Four, a set of
+        Allis' rules (kind 2) once few enough squares are empty for the rules to pay."""
         if self.gravity:
-            return []
+            return self.connect4_certificates(pos)
         from pndb.games import patterns
 
         out = []
@@ -213,16 +218,40 @@ class Game:
                 out.append(Certificate(PAIRING, payload))
         return out
 
+    def connect4_certificates(self, pos):
+        from pndb.games import connect4_rules as C
+
+        empty = self.ncells - self.rank(pos)
+        if not self.spec.startswith("connect4:") or empty > C4_RULES_MAX_EMPTY:
+            return []
+        verdict = C.evaluate(self, pos.first, pos.second, max_nodes=C4_RULES_NODES)
+        if verdict.value is None:
+            return []
+        return [Certificate(C.CERTIFICATE_KIND, C.encode_certificate(verdict))]
+
     def certificate_value(self, cert):
         """What a certificate proves, as a Value."""
-        return Value.FIRST_WONT_WIN if cert.payload[0] == 2 else Value.SECOND_WONT_WIN
+        if cert.kind == PAIRING:
+            return Value.FIRST_WONT_WIN if cert.payload[0] == 2 else Value.SECOND_WONT_WIN
+        from pndb.games import connect4_rules as C
+
+        return Value.named(C.proves(C.decode_certificate(cert.payload)))
 
     def certificate_holds(self, pos, cert):
-        """The definition of docs/book-format.md, checked plainly: no gravity; pairs of distinct,
-        empty, playable cells, no cell twice; every pattern without a defender stone holds a
-        pair."""
+        """Whether a certificate holds at ``pos``. Pairings: the definition of
+        docs/book-format.md, checked plainly: no gravity; pairs of distinct, empty, playable
+        cells, no cell twice; every pattern without a defender stone holds a pair. Connect Four
+        rule sets: the rules module's own check of every instance, compatibility and group."""
         payload = cert.payload
-        if cert.kind != PAIRING or self.gravity or len(payload) % 2 != 1 or payload[0] not in (1, 2):
+        if cert.kind != PAIRING:
+            from pndb.games import connect4_rules as C
+
+            try:
+                C.check_certificate(self, pos.first, pos.second, C.decode_certificate(payload))
+            except (C.CertificateError, ValueError):
+                return False
+            return True
+        if self.gravity or len(payload) % 2 != 1 or payload[0] not in (1, 2):
             return False
         cells = list(payload[1:])
         occupied = pos.first | pos.second
