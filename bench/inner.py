@@ -31,17 +31,20 @@ DEFAULT_BUDGETS = [0, 1000, 10000, 100000]
 
 def inner_rate(spec, max_nodes):
     """(nodes, seconds, result) of the inner solver alone on the start position, q0 then q1."""
+    import numpy as np
+
     from pndb.games import load_game
-    from pndb.inner import InnerSolver
+    from pndb.inner import InnerJob, InnerSolver
 
     game = load_game(spec)
-    InnerSolver(game, 100, 16).solve([0], [0], 0)  # compile / load the cache outside the timing
+    start = np.zeros(1, np.uint64)
+    InnerSolver(game, 100, 16).run(InnerJob(start, start, 0, 100))  # compile or load outside the timing
     solver = InnerSolver(game, max_nodes, 512)
     t0 = time.perf_counter()
     answers = []
     for q in (0, 1):
-        pn, dn, _ = solver.solve([0], [0], q)
-        answers.append("proven" if pn[0] == 0 else "disproven" if dn[0] == 0 else "open")
+        result = solver.run(InnerJob(start, start, q, max_nodes))
+        answers.append("proven" if result.pn[0] == 0 else "disproven" if result.dn[0] == 0 else "open")
         if answers[-1] != "disproven":
             break
     return solver.nodes, time.perf_counter() - t0, "/".join(answers)

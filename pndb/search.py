@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pndb.games import kernels as K
+from pndb.inner import InnerJob
 from pndb.store import NO_MOVE
 
 S, D, F = 0, 1, 2
@@ -252,25 +253,31 @@ class DagSearch:
     def evaluate(self, keys, q, stop_on_proof=False, stop_on_disproof=False):
         """Search each leaf with the inner solver for question q; keep the proofs it finds."""
         halves = [split_key(k) for k in keys]
-        pns, dns, nodes = self.inner.solve(
-            [h[0] for h in halves], [h[1] for h in halves], q, stop_on_proof, stop_on_disproof
+        job = InnerJob(
+            keys_a=np.array([h[0] for h in halves], np.uint64),
+            keys_b=np.array([h[1] for h in halves], np.uint64),
+            question=q,
+            budget=self.inner.budget,
+            stop_on_proof=stop_on_proof,
+            stop_on_disproof=stop_on_disproof,
         )
-        for key, (ka, kb), pn, dn, work in zip(keys, halves, pns, dns, nodes):
+        result = self.inner.run(job)
+        for key, pn, dn, work in zip(keys, result.pn, result.dn, result.work):
             lo, hi, flags, old_work, *nums = self.get(key)
             if pn == 0 or dn == 0:
-                proven = bool(pn == 0)
-                fact = PROOF_FACT[(q, proven)]
+                fact = PROOF_FACT[(q, bool(pn == 0))]
                 lo, hi = max(lo, fact[0]), min(hi, fact[1])
-                self.add_proof(ka, kb, q, proven)
             estimates = list(nums)
             estimates[2 * q : 2 * q + 2] = int(pn), int(dn)
             self.put(key, leaf_record(lo, hi, flags | EVALUATED[q], old_work + int(work), estimates))
+        self.add_proof(result.proofs)
 
-    def add_proof(self, ka, kb, q, proven):
-        """Record the owner's moves of the inner solver's proof of (ka, kb) as proof records."""
-        fact_lo, fact_hi = PROOF_FACT[(q, proven)]
-        pa, pb, moves = self.inner.proof(ka, kb, q, proven)
-        for key, move in zip(keys_from_arrays(pa, pb), moves.tolist()):
+    def add_proof(self, proofs):
+        """Merge the inner solver's proof records (the owner's move at each owner position of
+        its proofs) into the proof table."""
+        owners = zip(proofs.move.tolist(), proofs.question.tolist(), proofs.proven.tolist())
+        for key, (move, q, proven) in zip(keys_from_arrays(proofs.key_a, proofs.key_b), owners):
+            fact_lo, fact_hi = PROOF_FACT[(q, proven)]
             old = self.new_proofs.get(key) or self.store.get_proof(self.txn, key) or (S, F, NO_MOVE, NO_MOVE)
             rec = [max(old[0], fact_lo), min(old[1], fact_hi), old[2], old[3]]
             rec[2 + q] = move

@@ -105,23 +105,29 @@ def has_win(bits, win_masks):
 
 
 @nb.njit(cache=True)
+def available(a, b, t):
+    """Bitboard of the cells a stone could take, before the first-move restriction."""
+    occupied = a | b
+    if not t.gravity[0]:
+        return t.cell_mask[0] & ~occupied
+    legal = ZERO
+    for c in range(t.columns.shape[0]):
+        for r in range(t.columns.shape[1]):
+            cell = t.columns[c, r]
+            if cell < 0:
+                break
+            bit = ONE << np.uint64(cell)
+            if occupied & bit == ZERO:
+                legal |= bit
+                break
+    return legal
+
+
+@nb.njit(cache=True)
 def legal_mask(a, b, t):
     """Bitboard of the cells the player to move may take (ignores whether the game is over)."""
-    occupied = a | b
-    if t.gravity[0]:
-        legal = ZERO
-        for c in range(t.columns.shape[0]):
-            for r in range(t.columns.shape[1]):
-                cell = t.columns[c, r]
-                if cell < 0:
-                    break
-                bit = ONE << np.uint64(cell)
-                if occupied & bit == ZERO:
-                    legal |= bit
-                    break
-    else:
-        legal = t.cell_mask[0] & ~occupied
-    if occupied == ZERO:
+    legal = available(a, b, t)
+    if a | b == ZERO:
         legal &= ~t.first_forbidden[0]
     return legal
 
@@ -186,6 +192,20 @@ def play(a, b, cell):
     return a, b | bit
 
 
+@nb.njit(cache=True, inline="always")
+def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, disc_cap):
+    """Status of the child made by a stone on ``bit``, from what is known of its parent: the
+    mover's and the opponent's threat cells, the child's legal cells and its stone count. The
+    threats come from threat_cells() once per parent, so a child costs a few mask operations."""
+    if own_threats & bit != ZERO:
+        return FIRST_WON if first else SECOND_WON
+    if stones_after >= disc_cap or child_legal == ZERO:
+        return DRAW
+    if opponent_threats & child_legal != ZERO:
+        return SECOND_WINS_NEXT if first else FIRST_WINS_NEXT
+    return ONGOING
+
+
 @nb.njit(cache=True)
 def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """Write the children of an ongoing position into the given arrays, in move order.
@@ -199,14 +219,19 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """
     legal = legal_mask(a, b, t)
     first = first_to_move(a, b)
-    # the opponent's stones do not change with our move: their threats are found once
-    opponent_threats = threat_cells(b, a, t.win_masks) if first else threat_cells(a, b, t.win_masks)
+    mine, theirs = (a, b) if first else (b, a)
+    # neither player's threats change with our stone but for the cell it takes: found once
+    own_threats = threat_cells(mine, theirs, t.win_masks)
+    opponent_threats = threat_cells(theirs, mine, t.win_masks)
+    stones_after = popcount(a | b) + 1
+    cap = t.disc_cap[0]
     n = 0
     for i in range(t.order.shape[0]):
         cell = t.order[i]
-        if legal & (ONE << np.uint64(cell)) == ZERO:
+        bit = ONE << np.uint64(cell)
+        if legal & bit == ZERO:
             continue
-        na, nb_ = play(a, b, cell)
+        na, nb_ = (a | bit, b) if first else (a, b | bit)
         if reduce_symmetry:
             xa, xb, _ = canonical(na, nb_, t.sym_bytes)
             duplicate = False
@@ -221,10 +246,8 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
         moves[n] = cell
         ka[n] = xa
         kb[n] = xb
-        state = status_after(na, nb_, cell, t)
-        if state == ONGOING and opponent_threats & legal_mask(na, nb_, t) != ZERO:
-            state = SECOND_WINS_NEXT if first else FIRST_WINS_NEXT
-        st[n] = state
+        child_legal = legal_mask(na, nb_, t)
+        st[n] = child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, cap)
         n += 1
     return n
 
@@ -238,3 +261,28 @@ def children(a, b, t, reduce_symmetry):
     st = np.empty(64, np.int64)
     n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st)
     return n, moves, ka, kb, st
+
+
+StepTables = namedtuple(
+    "StepTables",
+    [
+        "sym_bit",  # uint64[64, nsym]: the bit of cell i's image under symmetry s
+        "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
+    ],
+)
+
+
+def step_tables(t):
+    """Per-cell tables for updating a position and its symmetric images one stone at a time."""
+    nsym = t.sym_bytes.shape[0]
+    sym_bit = np.zeros((64, nsym), np.uint64)
+    for cell in range(64):
+        for s in range(nsym):
+            sym_bit[cell, s] = t.sym_bytes[s, cell // 8, 1 << (cell % 8)]
+    up_bit = np.zeros(64, np.uint64)
+    if t.gravity[0]:
+        for column in t.columns:
+            cells = [int(c) for c in column if c >= 0]
+            for below, above in zip(cells, cells[1:]):
+                up_bit[below] = np.uint64(1 << above)
+    return StepTables(sym_bit=sym_bit, up_bit=up_bit)
