@@ -280,7 +280,6 @@ def expand(d, first, stones, q, t, steps, st, tab):
             near_symmetric = True
             break
     on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
-    on_b = ~on_a
     moves = st.moves[d]
     cka = st.ka[d]
     ckb = st.kb[d]
@@ -296,17 +295,7 @@ def expand(d, first, stones, q, t, steps, st, tab):
             return -1
         if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
             continue
-        sym = steps.sym_bit[cell]
-        best_a = a | (bit & on_a)
-        best_b = b | (bit & on_b)
-        for s in range(1, nsym):
-            pa = img[2 * s] | (sym[s] & on_a)
-            if pa > best_a:
-                continue
-            pb = img[2 * s + 1] | (sym[s] & on_b)
-            if pa < best_a or pb < best_b:
-                best_a = pa
-                best_b = pb
+        best_a, best_b = K.canonical_child(img, steps.sym_bit[cell], on_a)
         if near_symmetric:
             duplicate = False
             for j in range(n):
@@ -337,12 +326,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
     read earlier may be stale but never wrong about a proof.
     """
     nsym = steps.sym_bit.shape[1]
-    img = st.img[0]
-    img[0] = ka
-    img[1] = kb
-    for s in range(1, nsym):
-        img[2 * s] = K.permute(ka, t.sym_bytes, s)
-        img[2 * s + 1] = K.permute(kb, t.sym_bytes, s)
+    K.images_into(ka, kb, t.sym_bytes, st.img[0])
     first0 = K.first_to_move(ka, kb)
     stones0 = K.popcount(ka | kb)
     counter = 1

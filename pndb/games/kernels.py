@@ -85,6 +85,33 @@ def canonical(a, b, sym_bytes):
     return best_a, best_b, best_s
 
 
+@nb.njit(cache=True, inline="always")
+def images_into(a, b, sym_bytes, img):
+    """Write the images of (a, b) under every symmetry s into img[2s], img[2s + 1]."""
+    for s in range(sym_bytes.shape[0]):
+        img[2 * s] = permute(a, sym_bytes, s)
+        img[2 * s + 1] = permute(b, sym_bytes, s)
+
+
+@nb.njit(cache=True, inline="always")
+def canonical_child(img, sym, on_a):
+    """The canonical key of a child, from its parent's images (images_into) and the images
+    sym[s] of the new stone's bit: on_a all ones when the stone is the first player's, else 0.
+    The images of a position are the same set for all its symmetric variants, so the parent
+    need not be canonical; a child costs one OR and compare per symmetry."""
+    best_a = img[0] | (sym[0] & on_a)
+    best_b = img[1] | (sym[0] & ~on_a)
+    for s in range(1, sym.shape[0]):
+        pa = img[2 * s] | (sym[s] & on_a)
+        if pa > best_a:
+            continue
+        pb = img[2 * s + 1] | (sym[s] & ~on_a)
+        if pa < best_a or pb < best_b:
+            best_a = pa
+            best_b = pb
+    return best_a, best_b
+
+
 @nb.njit(cache=True)
 def wins_with(bits, cell, masks_by_cell, mask_counts):
     """True when ``bits`` (which holds ``cell``) completes a win pattern through ``cell``."""
@@ -225,6 +252,12 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     opponent_threats = threat_cells(theirs, mine, t.win_masks)
     stones_after = popcount(a | b) + 1
     cap = t.disc_cap[0]
+    nsym = t.sym_bytes.shape[0]
+    img = np.empty(2 * nsym, np.uint64)
+    sym = np.empty(nsym, np.uint64)
+    if reduce_symmetry:
+        images_into(a, b, t.sym_bytes, img)
+    on_a = ~ZERO if first else ZERO
     n = 0
     for i in range(t.order.shape[0]):
         cell = t.order[i]
@@ -233,7 +266,9 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
             continue
         na, nb_ = (a | bit, b) if first else (a, b | bit)
         if reduce_symmetry:
-            xa, xb, _ = canonical(na, nb_, t.sym_bytes)
+            for s in range(nsym):
+                sym[s] = t.sym_bytes[s, cell >> 3, bit >> np.uint64(cell & ~7)]
+            xa, xb = canonical_child(img, sym, on_a)
             duplicate = False
             for j in range(n):
                 if ka[j] == xa and kb[j] == xb:
