@@ -98,6 +98,7 @@ class Stack(NamedTuple):
     just searched is read again)."""
 
     img: np.ndarray  # uint64[depth, 2 * nsym]: (a, b) under each symmetry; symmetry 0 is the position
+    child: np.ndarray  # uint64[2 * nsym]: the same for the child being entered, before it is made canonical
     avail: np.ndarray  # uint64[depth]: cells a stone can take, before the first-move restriction
     key_a: np.ndarray
     key_b: np.ndarray
@@ -107,6 +108,7 @@ class Stack(NamedTuple):
     n: np.ndarray  # ongoing children; -1 when a child decides the position for its mover
     last: np.ndarray
     moves: np.ndarray
+    sym: np.ndarray  # the symmetry mapping each child to its canonical key
     ka: np.ndarray
     kb: np.ndarray
     pn: np.ndarray
@@ -132,9 +134,9 @@ def new_stack(nsym):
 
     d = MAX_DEPTH
     return Stack(
-        img=words(d, 2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
+        img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
-        moves=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
+        moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
     )  # fmt: skip
 
 
@@ -295,7 +297,7 @@ def expand(d, first, stones, q, t, steps, st, tab):
             return -1
         if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
             continue
-        best_a, best_b = K.canonical_child(img, steps.sym_bit[cell], on_a)
+        best_a, best_b, g = K.canonical_child(img, steps.sym_bit[cell], on_a)
         if near_symmetric:
             duplicate = False
             for j in range(n):
@@ -308,6 +310,7 @@ def expand(d, first, stones, q, t, steps, st, tab):
         prefetch(tab.recs, home)
         prefetch(tab.recs, home + 2)
         moves[n] = cell
+        st.sym[d, n] = g
         cka[n] = best_a
         ckb[n] = best_b
         n += 1
@@ -387,17 +390,26 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
         child_far = th_far - far + best_far if th_far < INF else INF
         st.last[depth] = best
         d = depth + 1
+        # the child's images, reordered so that the frame's position is its canonical key:
+        # then its children come in the same order as kernels.children() gives them
         cell = st.moves[depth, best]
+        g = st.sym[depth, best]
         bit = K.ONE << np.uint64(cell)
         sym = steps.sym_bit[cell]
         up = st.img[depth]
-        down = st.img[d]
+        child = st.child
         side = 0 if first else 1  # the half the mover's stone goes to
         for s in range(2 * nsym):
-            down[s] = up[s]
+            child[s] = up[s]
         for s in range(nsym):
-            down[2 * s + side] |= sym[s]
-        st.avail[d] = (st.avail[depth] ^ bit) | steps.up_bit[cell]
+            child[2 * s + side] |= sym[s]
+        down = st.img[d]
+        for s in range(nsym):
+            h = steps.compose[s, g]
+            down[2 * s] = child[2 * h]
+            down[2 * s + 1] = child[2 * h + 1]
+        avail = (st.avail[depth] ^ bit) | steps.up_bit[cell]
+        st.avail[d] = avail if g == 0 else K.permute(avail, t.sym_bytes, g)
         st.last[d] = -1
         st.key_a[d] = cka[best]
         st.key_b[d] = ckb[best]

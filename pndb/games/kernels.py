@@ -95,12 +95,13 @@ def images_into(a, b, sym_bytes, img):
 
 @nb.njit(cache=True, inline="always")
 def canonical_child(img, sym, on_a):
-    """The canonical key of a child, from its parent's images (images_into) and the images
-    sym[s] of the new stone's bit: on_a all ones when the stone is the first player's, else 0.
-    The images of a position are the same set for all its symmetric variants, so the parent
-    need not be canonical; a child costs one OR and compare per symmetry."""
+    """(key_a, key_b, s): the canonical key of a child and the symmetry s mapping the child to
+    it, from its parent's images (images_into) and the images sym[s] of the new stone's bit:
+    on_a all ones when the stone is the first player's, else 0. A child costs one OR and
+    compare per symmetry."""
     best_a = img[0] | (sym[0] & on_a)
     best_b = img[1] | (sym[0] & ~on_a)
+    best_s = 0
     for s in range(1, sym.shape[0]):
         pa = img[2 * s] | (sym[s] & on_a)
         if pa > best_a:
@@ -109,7 +110,8 @@ def canonical_child(img, sym, on_a):
         if pa < best_a or pb < best_b:
             best_a = pa
             best_b = pb
-    return best_a, best_b
+            best_s = s
+    return best_a, best_b, best_s
 
 
 @nb.njit(cache=True)
@@ -268,7 +270,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
         if reduce_symmetry:
             for s in range(nsym):
                 sym[s] = t.sym_bytes[s, cell >> 3, bit >> np.uint64(cell & ~7)]
-            xa, xb = canonical_child(img, sym, on_a)
+            xa, xb, _ = canonical_child(img, sym, on_a)
             duplicate = False
             for j in range(n):
                 if ka[j] == xa and kb[j] == xb:
@@ -303,6 +305,8 @@ StepTables = namedtuple(
     [
         "sym_bit",  # uint64[64, nsym]: the bit of cell i's image under symmetry s
         "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
+        "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
+        # the image under s of the image under g of i): images of g(P) are images of P reordered
     ],
 )
 
@@ -320,4 +324,10 @@ def step_tables(t):
             cells = [int(c) for c in column if c >= 0]
             for below, above in zip(cells, cells[1:]):
                 up_bit[below] = np.uint64(1 << above)
-    return StepTables(sym_bit=sym_bit, up_bit=up_bit)
+    cells = [c for c in range(64) if sym_bit[c, 0]]
+    compose = np.zeros((nsym, nsym), np.int64)
+    for s in range(nsym):
+        for g in range(nsym):
+            after = [int(sym_bit[int(sym_bit[c, g]).bit_length() - 1, s]) for c in cells]
+            compose[s, g] = next(h for h in range(nsym) if [int(sym_bit[c, h]) for c in cells] == after)
+    return StepTables(sym_bit=sym_bit, up_bit=up_bit, compose=compose)
