@@ -17,7 +17,9 @@ The transposition table is one record array of 32-byte entries (key halves, open
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
 entries and replaced by least work. Facts (what is proven of the value) serve both questions:
 proven >= first-wins implies proven >= draw; disproven >= draw implies disproven >= first-wins.
-Its memory is zeroed lazily by the OS, so a large table costs only what the search touches.
+It starts at 2 MB and grows fourfold once half full, up to its limit (--inner-mb), so that
+memory follows what the search stores (the OS backs a table's pages in 2 MB pieces, so a table
+touched at random is soon resident in full).
 """
 
 import math
@@ -38,6 +40,7 @@ EPS = 0.25
 MAX_DEPTH = 65
 WINDOW = 4  # entries probed per key: one aligned block of two cache lines
 ENTRY_BYTES = 32
+INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
 KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
 # question NUMS holds numbers for, 8-63 work. An entry in use always has work >= 1, so an
@@ -84,12 +87,14 @@ class InnerResult(NamedTuple):
 class TableMemory(NamedTuple):
     used: int  # bytes of the entries in use
     touched: int  # estimated bytes of the table the OS has backed so far
-    allocated: int  # bytes of the whole table
+    allocated: int  # bytes of the table as it is now
+    limit: int  # bytes it may grow to (--inner-mb)
 
 
 class Table(NamedTuple):
     recs: np.ndarray  # uint64[size, 4]: KEY_A, KEY_B, NUMS (pn | dn << 32), META
     filled: np.ndarray  # int64[1]: entries in use
+    limit: np.ndarray  # int64[1]: the most entries it may grow to
 
 
 class Stack(NamedTuple):
@@ -116,13 +121,19 @@ class Stack(NamedTuple):
 
 
 def new_table(megabytes):
-    """A transposition table of at most ``megabytes`` (a power of two of entries, at least 1024),
-    aligned to cache lines; np.zeros leaves its pages untouched until used."""
+    """A transposition table that may grow to ``megabytes`` (a power of two of entries, at least
+    1024); it starts at INITIAL_ENTRIES, aligned to cache lines, so that a small search costs
+    little memory and no time to clear it."""
     entries = max(1024, int(megabytes * (1 << 20) // ENTRY_BYTES))
-    size = 1 << (entries.bit_length() - 1)
+    limit = 1 << (entries.bit_length() - 1)
+    size = min(limit, INITIAL_ENTRIES)
     raw = np.zeros(size * 4 + 8, np.uint64)
     skip = (-raw.ctypes.data % 64) // 8
-    return Table(recs=raw[skip : skip + size * 4].reshape(size, 4), filled=np.zeros(1, np.int64))
+    return Table(
+        recs=raw[skip : skip + size * 4].reshape(size, 4),
+        filled=np.zeros(1, np.int64),
+        limit=np.array([limit], np.int64),
+    )
 
 
 def new_stack(nsym):
@@ -246,6 +257,29 @@ def store(tab, ka, kb, q, pn, dn, work):
     )
 
 
+@nb.njit(cache=True)
+def larger_table(tab):
+    """The table with four times the entries (at most its limit), every entry moved over."""
+    old = tab.recs
+    recs = np.zeros((min(tab.limit[0], 4 * old.shape[0]), 4), np.uint64)
+    filled = 0
+    for i in range(old.shape[0]):
+        if old[i, META] == 0:
+            continue
+        home = home_block(old[i, KEY_A], old[i, KEY_B], recs.shape[0] - 1)
+        victim = home
+        for s in range(home, home + WINDOW):  # an empty slot, else the one with the least work
+            if recs[s, META] == 0:
+                victim = s
+                break
+            if recs[s, META] >> WORK_SHIFT < recs[victim, META] >> WORK_SHIFT:
+                victim = s
+        filled += recs[victim, META] == 0
+        for w in range(4):
+            recs[victim, w] = old[i, w]
+    return Table(recs, np.array([filled], np.int64), tab.limit)
+
+
 # ---------------------------------------------------------------- the search
 
 
@@ -319,7 +353,8 @@ def expand(d, first, stones, q, t, steps, st, tab):
 
 @nb.njit(cache=True)
 def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
-    """(pn, dn, nodes) of an ongoing position after at most ``budget`` nodes of df-pn.
+    """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn;
+    the table is the one given, or a larger one when it grew.
 
     The classic recursive df-pn (Nagai) written with an explicit stack of frames, one per depth
     (numba's cached recursive functions are not reliable): a frame searches its position until
@@ -380,6 +415,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
         pn, dn = (near, far) if first else (far, near)
         if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
             store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, counter - st.start[depth] + 1)
+            if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
+                tab = larger_table(tab)
             if depth == 0:
                 root_pn, root_dn = pn, dn
             depth -= 1
@@ -419,7 +456,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
         st.start[d] = counter
         st.n[d] = expand(d, not first, stones0 + d, q, t, steps, st, tab)
         depth = d
-    return root_pn, root_dn, counter
+    return root_pn, root_dn, counter, tab
 
 
 # ---------------------------------------------------------------- proofs
@@ -491,13 +528,13 @@ def seen_before(seen, a, b):
 @nb.njit(cache=True)
 def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, count):
     """Append to out_* the owner's move at each owner-to-move position of the proof (or
-    disproof) tree of the solved position (ka, kb); returns (out_a, out_b, out_m, count, nodes).
+    disproof) tree of the solved position (ka, kb).
 
     The proof is read from the table where it still is. Where it is not, the position is
     searched again; if the move is still not in the table after that (a small table evicts it
     while it searches), each child is searched on its own, most promising first, and the first
     one found won for the owner is taken: what a search returns never depends on the table
-    keeping it.
+    keeping it. Returns (out_a, out_b, out_m, count, nodes, table).
     """
     seen = new_set(1024)
     stack_a = np.empty(MAX_DEPTH * 64, np.uint64)
@@ -522,7 +559,8 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         if K.first_to_move(a, b) == proven:
             found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
-                nodes += solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps)[2]
+                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps)
+                nodes += used
                 found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
                 for i in range(n):
@@ -531,7 +569,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                 for i in np.argsort(near[:n], kind="mergesort"):
                     if cs[i] != K.ONGOING:
                         continue
-                    pn, dn, used = solve_one(ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps)
+                    pn, dn, used, tab = solve_one(ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps)
                     nodes += used
                     if (pn == 0) if proven else (dn == 0):
                         found = i
@@ -556,7 +594,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1
-    return out_a, out_b, out_m, count, nodes
+    return out_a, out_b, out_m, count, nodes, tab
 
 
 @nb.njit(cache=True)
@@ -564,8 +602,8 @@ def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, st
     """Search the positions in turn, extracting each one's proof as soon as it is solved; stop
     after the first proven (or disproven) one when asked.
 
-    Returns (pn, dn, work, count, proof arrays, proof owners, proof count): only the first
-    ``count`` positions were searched.
+    Returns (pn, dn, work, count, proof arrays, proof owners, proof count, table): only the
+    first ``count`` positions were searched; the table may have grown.
     """
     n = keys_a.shape[0]
     pns = np.ones(n, np.int64)
@@ -578,11 +616,11 @@ def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, st
     records = 0
     count = n
     for i in range(n):
-        pns[i], dns[i], work[i] = solve_one(keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps)
+        pns[i], dns[i], work[i], tab = solve_one(keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps)
         if pns[i] == 0 or dns[i] == 0:
             proven = pns[i] == 0
             before = records
-            out_a, out_b, out_m, records, nodes = extract_proof(
+            out_a, out_b, out_m, records, nodes, tab = extract_proof(
                 keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records
             )
             work[i] += nodes
@@ -592,7 +630,7 @@ def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, st
         if (stop_on_proof and pns[i] == 0) or (stop_on_disproof and dns[i] == 0):
             count = i + 1
             break
-    return pns, dns, work, count, out_a, out_b, out_m, owner, records
+    return pns, dns, work, count, out_a, out_b, out_m, owner, records, tab
 
 
 class InnerSolver:
@@ -609,7 +647,7 @@ class InnerSolver:
     def run(self, job):
         """Search a job's positions; an :class:`InnerResult` with the proofs of those solved."""
         q = int(job.question)
-        pns, dns, work, count, pa, pb, pm, owner, records = run_job(
+        pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(job.budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
@@ -627,4 +665,7 @@ class InnerSolver:
         used = int(self.table.filled[0])
         pages = max(1, entries * ENTRY_BYTES // (2 << 20))  # huge pages when the OS gives them
         touched = entries * ENTRY_BYTES * (1.0 - math.exp(-used / pages))
-        return TableMemory(used=used * ENTRY_BYTES, touched=int(touched), allocated=entries * ENTRY_BYTES)
+        return TableMemory(
+            used=used * ENTRY_BYTES, touched=int(touched), allocated=entries * ENTRY_BYTES,
+            limit=int(self.table.limit[0]) * ENTRY_BYTES,
+        )  # fmt: skip
