@@ -1,18 +1,27 @@
-"""Benchmark the inner df-pn solver, alone and inside `pndb solve`.
+"""Benchmark the inner df-pn solver, alone and inside `pndb solve`, optionally before/after.
 
-Part 1, one subprocess per game: inner nodes per second, solving each game's start position with
-the inner solver alone (up to a node cap), after a warm-up solve. (This process stays small and
-never imports numba: a child's peak RSS counts what it shared with its parent when forked.)
-Part 2, one `pndb solve` subprocess per game and setting (bench/solve.py's runner): wall time and
-peak RSS of the outer search alone (--inner-nodes 0) against outer + inner at each budget.
+Part 1, one subprocess per game: inner nodes per second (CPU time of the process, and wall time,
+which a shared machine stretches), after a warm-up search outside the timing:
+  start    the start position, q0 then q1 if q0 is disproven, up to --start-nodes nodes;
+  midgame  --positions random mid-game positions (random playouts, ongoing and without an
+           immediate win for the player to move), one job per question with --budget nodes each,
+           one table for all: the shape of the outer search's jobs.
+Part 2 (--solves GAME ...): one `pndb solve` subprocess per game (bench/solve.py's runner) with
+the default settings: wall time, peak RSS, value.
 
-    python bench/inner.py                                 # the default games and budgets
-    python bench/inner.py --games qango6 --budgets 0 1000 10000 --max-seconds 120
+With --base DIR every part runs twice, once with the pndb package of the checkout DIR (e.g. a
+temporary worktree of an older commit) and once with this one, so that one run shows before and
+after on the same machine load. (This process stays small and never imports numba: a child's
+peak RSS counts what it shared with its parent when forked.)
+
+    python bench/inner.py                                         # part 1, default games
+    python bench/inner.py --base /tmp/base --solves qango6:castle connect4:6x4 --max-seconds 300
 """
 
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -25,59 +34,160 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb
 
 from solve import run_one  # noqa: E402  (bench/solve.py)
 
-DEFAULT_GAMES = ["qango6", "qango6:castle", "connect4:6x4", "connect4:5x5"]
-DEFAULT_BUDGETS = [0, 1000, 10000, 100000]
+DEFAULT_GAMES = ["qango6", "connect4:7x6", "mnk:5,5,4"]
+MIDGAME = {"qango6": (8, 16), "connect4:7x6": (10, 20), "mnk:5,5,4": (6, 12)}  # stones; others: cap/3..cap/2
 
 
-def inner_rate(spec, max_nodes):
-    """(nodes, seconds, result) of the inner solver alone on the start position, q0 then q1."""
+def midgame_positions(game, count, seed):
+    """``count`` distinct canonical ongoing positions without an immediate win for the mover."""
+    import numpy as np
+
+    from pndb.games import kernels as K
+
+    t = game.tables
+    lo, hi = MIDGAME.get(game.spec, (game.cap // 3, game.cap // 2))
+    rng = np.random.default_rng(seed)
+    found = {}
+    while len(found) < count:
+        a = b = np.uint64(0)
+        for _ in range(int(rng.integers(lo, hi + 1))):
+            legal = int(K.legal_mask(a, b, t))
+            cells = [c for c in range(64) if legal >> c & 1]
+            a, b = (np.uint64(x) for x in K.play(a, b, cells[int(rng.integers(len(cells)))]))
+            if K.status(a, b, t) != K.ONGOING:
+                break
+        if K.position_status(a, b, t) == K.ONGOING:
+            ka, kb, _ = K.canonical(a, b, t.sym_bytes)
+            found[(int(ka), int(kb))] = None
+    keys = list(found)
+    return np.array([k[0] for k in keys], np.uint64), np.array([k[1] for k in keys], np.uint64)
+
+
+def searcher(game, budget, table_mb):
+    """search(keys_a, keys_b, q, budget) -> (pn, dn) with whichever inner API the checkout has."""
+    from pndb import inner
+
+    solver = inner.InnerSolver(game, budget, table_mb)
+    if hasattr(inner, "InnerJob"):
+
+        def search(ka, kb, q, budget):
+            result = solver.run(inner.InnerJob(ka, kb, q, budget))
+            return result.pn, result.dn
+
+    else:  # the API before InnerJob: solve() with the solver's budget
+
+        def search(ka, kb, q, budget):
+            solver.budget = budget
+            pn, dn, _ = solver.solve(ka, kb, q)
+            return pn, dn
+
+    return solver, search
+
+
+def measure(spec, args):
+    """Part 1 for one game, in this process: a list of result rows."""
+    import numpy as np
+
     from pndb.games import load_game
-    from pndb.inner import InnerSolver
 
     game = load_game(spec)
-    InnerSolver(game, 100, 16).solve([0], [0], 0)  # compile / load the cache outside the timing
-    solver = InnerSolver(game, max_nodes, 512)
-    t0 = time.perf_counter()
+    start = np.zeros(1, np.uint64)
+    # outside the timing: compile or load the cache, and have the OS find the table's memory once
+    # (a solve pays that once, not per search)
+    _, warm = searcher(game, 100, args.table_mb)
+    warm(start, start, 0, 100_000)
+    rows = []
+
+    solver, search = searcher(game, args.start_nodes, args.table_mb)
+    c0, w0 = time.process_time(), time.perf_counter()
     answers = []
     for q in (0, 1):
-        pn, dn, _ = solver.solve([0], [0], q)
+        pn, dn = search(start, start, q, args.start_nodes)
         answers.append("proven" if pn[0] == 0 else "disproven" if dn[0] == 0 else "open")
         if answers[-1] != "disproven":
             break
-    return solver.nodes, time.perf_counter() - t0, "/".join(answers)
+    rows.append(dict(part="start", nodes=solver.nodes, cpu=time.process_time() - c0,
+                     wall=time.perf_counter() - w0, answer="/".join(answers)))  # fmt: skip
+
+    ka, kb = midgame_positions(game, args.positions, args.seed)
+    solver, search = searcher(game, args.budget, args.table_mb)
+    c0, w0 = time.process_time(), time.perf_counter()
+    solved = 0
+    for q in (0, 1):
+        pn, dn = search(ka, kb, q, args.budget)
+        solved += int(np.count_nonzero((pn == 0) | (dn == 0)))
+    rows.append(dict(part="midgame", nodes=solver.nodes, cpu=time.process_time() - c0,
+                     wall=time.perf_counter() - w0, answer=f"{solved}/{2 * len(ka)} solved"))  # fmt: skip
+    return rows
+
+
+def tree_env(tree):
+    """Environment for a subprocess using the pndb package of checkout ``tree`` (None: this one)."""
+    env = dict(os.environ)
+    if tree:
+        env["PYTHONPATH"] = str(tree)
+        env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"] + "-" + Path(tree).name
+    return env
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=DEFAULT_GAMES)
-    ap.add_argument("--budgets", nargs="+", type=int, default=DEFAULT_BUDGETS, help="--inner-nodes values")
-    ap.add_argument("--max-seconds", type=float, default=300.0, help="cap per solve")
-    ap.add_argument("--inner-cap", type=int, default=5_000_000, help="node cap of part 1")
-    ap.add_argument("--rate-of", help=argparse.SUPPRESS)  # part 1 for one game, in a subprocess
+    ap.add_argument("--start-nodes", type=int, default=2_000_000, help="node cap on the start position")
+    ap.add_argument("--positions", type=int, default=200, help="random mid-game positions per game")
+    ap.add_argument("--budget", type=int, default=10_000, help="nodes per mid-game position and question")
+    ap.add_argument("--table-mb", type=float, default=256)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--base", type=Path, help="a checkout to measure too, as 'before'")
+    ap.add_argument("--solves", nargs="*", default=[], help="games for part 2 (pndb solve)")
+    ap.add_argument("--max-seconds", type=float, default=300.0, help="cap per solve of part 2")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # part 1 for one game, in a subprocess
     args = ap.parse_args(argv)
-    if args.rate_of:
-        print(json.dumps(inner_rate(args.rate_of, args.inner_cap)))
+    if args.measure:
+        print(json.dumps(measure(args.measure, args)))
         return
+    trees = [("base", args.base.resolve()), ("this", None)] if args.base else [("this", None)]
 
-    print("inner solver alone on the start position (q0, then q1 if q0 is disproven)")
-    print(f"{'game':16} {'nodes':>10} {'seconds':>8} {'nodes/s':>10}  answer")
+    print(f"inner solver alone: start position up to {args.start_nodes} nodes (q0, then q1 if q0 is "
+          f"disproven); {args.positions} mid-game positions x 2 questions x {args.budget} nodes; "
+          f"{args.table_mb:g} MB table; {os.cpu_count()} CPUs")  # fmt: skip
+    head = f"{'game':14} {'tree':5} {'part':8} {'nodes':>10} {'cpu s':>7} {'wall s':>7} {'nodes/cpu s':>11}"
+    print(head + f" {'nodes/wall s':>12}  answer")
+    passed = [arg for arg in (argv if argv is not None else sys.argv[1:])]
     for spec in args.games:
-        cmd = [sys.executable, __file__, "--rate-of", spec, "--inner-cap", str(args.inner_cap)]
-        nodes, secs, answer = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
-        print(f"{spec:16} {nodes:>10} {secs:>8.2f} {nodes / secs:>10.0f}  {answer}", flush=True)
+        for name, tree in trees:
+            cmd = [sys.executable, __file__, *passed, "--measure", spec]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=tree_env(tree)).stdout
+            for r in json.loads(out):
+                print(f"{spec:14} {name:5} {r['part']:8} {r['nodes']:>10} {r['cpu']:>7.2f} {r['wall']:>7.2f} "
+                      f"{r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f}  {r['answer']}",
+                      flush=True)  # fmt: skip
 
-    print(f"\npndb solve, outer alone (budget 0) against outer + inner; cap {args.max_seconds:g}s")
-    print(f"{'game':16} {'budget':>7} {'result':8} {'value':16} {'wall s':>7} {'RSS MB':>7} {'nodes':>8}")
+    if not args.solves:
+        return
+    print(f"\npndb solve with default settings; cap {args.max_seconds:g}s")
+    head = f"{'game':16} {'tree':5} {'result':8} {'value':16} {'wall s':>7} {'cpu s':>7} {'RSS MB':>7}"
+    print(head + f" {'nodes':>8}")
     base = Path(tempfile.mkdtemp(prefix="pndb-bench-"))
     try:
-        for spec in args.games:
-            for budget in args.budgets:
-                db = base / f"{spec.replace(':', '_')}-{budget}"
-                row = run_one(spec, db, args.max_seconds, ["--inner-nodes", str(budget)])
+        for spec in args.solves:
+            for name, tree in trees:
+                db = base / f"{spec.replace(':', '_')}-{name}"
+                saved = dict(os.environ)
+                os.environ.update(tree_env(tree))  # run_one's subprocess inherits it
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                try:
+                    row = run_one(spec, db, args.max_seconds, [])
+                finally:
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    os.environ.clear()
+                    os.environ.update(saved)
                 shutil.rmtree(db, ignore_errors=True)
+                # with the `pndb status` run_one adds
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
                 print(
-                    f"{spec:16} {budget:>7} {row['how']:8} {row.get('value', row.get('error', '')):16} "
-                    f"{row['wall_s']:>7.1f} {row['peak_rss_mb']:>7.0f} {row.get('nodes', 0):>8}",
+                    f"{spec:16} {name:5} {row['how']:8} {row.get('value', row.get('error', '')):16} "
+                    f"{row['wall_s']:>7.1f} {cpu:>7.1f} {row['peak_rss_mb']:>7.0f} {row.get('nodes', 0):>8}",
                     flush=True,
                 )
     finally:

@@ -1,136 +1,286 @@
 """The inner solver: depth-first proof-number search (df-pn) with the 1+eps trick, in numba.
 
-The outer search hands every new leaf to this solver with a node budget. It answers one
-question ("value >= first-wins", q0, or "value >= draw", q1) with the first player as prover,
-in memory, against a transposition table that is a numpy open-addressing array keyed by the
-full canonical key (16 bytes, never a truncated hash alone), shared by all leaves of a solve.
-A leaf it solves comes back with its proof: the strategy owner's move at every position of the
-proof tree where the owner moves, so that a book can be written without searching again.
+The outer search hands new leaves to this solver as an :class:`InnerJob` (canonical keys, a
+question, a node budget) and gets back an :class:`InnerResult`: plain arrays only, in one call,
+so that a job could run in another process unchanged. A question is "value >= first-wins" (q0)
+or "value >= draw" (q1), the first player being the prover. Every position the job solves comes
+back with its proof: the strategy owner's move at every owner-to-move position of its proof
+tree, extracted at once (before later searches can evict what the table knew), and searched
+again when the table no longer holds it, so that a proof never depends on the table.
 
-Table entries keep pn/dn for both questions; what one question proved is used by the other
-(proven >= first-wins implies proven >= draw; disproven >= draw implies disproven >= first-wins).
-Replacement: within a window of WINDOW slots an entry is replaced by the one with the least work.
+The search keeps, for each position on its stack, the position's images under every symmetry
+of the board; a child's canonical key (the lexicographically smallest (first, second) image)
+is then one OR and compare per symmetry, and the children's statuses come from the parent's
+threat cells (kernels.child_status). Children that are decided need neither key nor table.
+
+The transposition table is one record array of 32-byte entries (key halves, open numbers and
+facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
+entries and replaced by least work. Facts (what is proven of the value) serve both questions:
+proven >= first-wins implies proven >= draw; disproven >= draw implies disproven >= first-wins.
+It starts at 2 MB and grows fourfold once half full, up to its limit (--inner-mb), so that
+memory follows what the search stores (the OS backs a table's pages in 2 MB pieces, so a table
+touched at random is soon resident in full).
 """
 
-from collections import namedtuple
+import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from pndb.games import kernels as K
 
-INF = np.int64(1 << 40)
-EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
-WINDOW = 8
-ENTRY_BYTES = 8 + 8 + 4 * 8 + 8
+INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 32 bits each
+NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached
 EPS = 0.25
 MAX_DEPTH = 65
+WINDOW = 4  # entries probed per key: one aligned block of two cache lines
+ENTRY_BYTES = 32
+INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
+KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
+# META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
+# question NUMS holds numbers for, 8-63 work. An entry in use always has work >= 1, so an
+# all-zero entry (as the OS hands out pages) is empty.
+LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
+UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
+WORK_SHIFT = np.uint64(8)
+LOW32 = np.uint64(0xFFFFFFFF)
+EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 
-Table = namedtuple("Table", ["key_a", "key_b", "nums", "work"])  # nums: pn0 dn0 pn1 dn1
-# one frame per depth: the position, its thresholds, the node count at entry, its children
-# and the children's pn/dn as last read from the table (only the child just searched is read again)
-Stack = namedtuple(
-    "Stack", ["key_a", "key_b", "th_pn", "th_dn", "start", "n", "last", "moves", "ka", "kb", "status", "pn", "dn"]
-)
+
+class InnerJob(NamedTuple):
+    """Positions (canonical keys) to search for one question, in turn."""
+
+    keys_a: np.ndarray  # uint64
+    keys_b: np.ndarray  # uint64
+    question: int  # 0: value >= first-wins, 1: value >= draw
+    budget: int  # nodes per position
+    stop_on_proof: bool = False  # stop after the first proven position
+    stop_on_disproof: bool = False  # stop after the first disproven position
+
+
+class ProofRecords(NamedTuple):
+    """One record per owner-to-move position of the proofs found: the owner's move there."""
+
+    key_a: np.ndarray  # uint64
+    key_b: np.ndarray  # uint64
+    move: np.ndarray  # int64, a cell of the canonical position (key_a, key_b)
+    question: np.ndarray  # int64
+    proven: np.ndarray  # bool: a proof (owner: first player) or a disproof (second player)
+
+
+class InnerResult(NamedTuple):
+    """Numbers of the positions searched (a prefix of the job's when it stopped early); a
+    position is proven when pn == 0, disproven when dn == 0. work: nodes spent on each,
+    extracting its proof included."""
+
+    pn: np.ndarray
+    dn: np.ndarray
+    work: np.ndarray
+    proofs: ProofRecords
+
+
+class TableMemory(NamedTuple):
+    used: int  # bytes of the entries in use
+    touched: int  # estimated bytes of the table the OS has backed so far
+    allocated: int  # bytes of the table as it is now
+    limit: int  # bytes it may grow to (--inner-mb)
+
+
+class Table(NamedTuple):
+    recs: np.ndarray  # uint64[size, 4]: KEY_A, KEY_B, NUMS (pn | dn << 32), META
+    filled: np.ndarray  # int64[1]: entries in use
+    limit: np.ndarray  # int64[1]: the most entries it may grow to
+
+
+class Stack(NamedTuple):
+    """One frame per depth: the position's images, its key, thresholds, node count at entry,
+    and its ongoing children with their numbers as last read from the table (only the child
+    just searched is read again)."""
+
+    img: np.ndarray  # uint64[depth, 2 * nsym]: (a, b) under each symmetry; symmetry 0 is the position
+    child: np.ndarray  # uint64[2 * nsym]: the same for the child being entered, before it is made canonical
+    avail: np.ndarray  # uint64[depth]: cells a stone can take, before the first-move restriction
+    key_a: np.ndarray
+    key_b: np.ndarray
+    th_pn: np.ndarray
+    th_dn: np.ndarray
+    start: np.ndarray
+    n: np.ndarray  # ongoing children; -1 when a child decides the position for its mover
+    last: np.ndarray
+    moves: np.ndarray
+    sym: np.ndarray  # the symmetry mapping each child to its canonical key
+    ka: np.ndarray
+    kb: np.ndarray
+    pn: np.ndarray
+    dn: np.ndarray
 
 
 def new_table(megabytes):
-    """A transposition table of at most ``megabytes`` (a power of two of entries)."""
+    """A transposition table that may grow to ``megabytes`` (a power of two of entries, at least
+    1024); it starts at INITIAL_ENTRIES, aligned to cache lines, so that a small search costs
+    little memory and no time to clear it."""
     entries = max(1024, int(megabytes * (1 << 20) // ENTRY_BYTES))
-    size = 1 << (entries.bit_length() - 1)
+    limit = 1 << (entries.bit_length() - 1)
+    size = min(limit, INITIAL_ENTRIES)
+    raw = np.zeros(size * 4 + 8, np.uint64)
+    skip = (-raw.ctypes.data % 64) // 8
     return Table(
-        key_a=np.full(size, EMPTY, np.uint64),
-        key_b=np.zeros(size, np.uint64),
-        nums=np.ones((size, 4), np.int64),
-        work=np.zeros(size, np.int64),
+        recs=raw[skip : skip + size * 4].reshape(size, 4),
+        filled=np.zeros(1, np.int64),
+        limit=np.array([limit], np.int64),
     )
 
 
-def new_stack():
+def new_stack(nsym):
+    def words(*shape):
+        return np.zeros(shape, np.uint64)
+
+    def ints(*shape):
+        return np.zeros(shape, np.int64)
+
+    d = MAX_DEPTH
     return Stack(
-        key_a=np.zeros(MAX_DEPTH, np.uint64),
-        key_b=np.zeros(MAX_DEPTH, np.uint64),
-        th_pn=np.zeros(MAX_DEPTH, np.int64),
-        th_dn=np.zeros(MAX_DEPTH, np.int64),
-        start=np.zeros(MAX_DEPTH, np.int64),
-        n=np.zeros(MAX_DEPTH, np.int64),
-        last=np.zeros(MAX_DEPTH, np.int64),
-        moves=np.zeros((MAX_DEPTH, 64), np.int64),
-        ka=np.zeros((MAX_DEPTH, 64), np.uint64),
-        kb=np.zeros((MAX_DEPTH, 64), np.uint64),
-        status=np.zeros((MAX_DEPTH, 64), np.int64),
-        pn=np.zeros((MAX_DEPTH, 64), np.int64),
-        dn=np.zeros((MAX_DEPTH, 64), np.int64),
-    )
+        img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
+        th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
+        moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------- the table
+
+
+@intrinsic
+def prefetch(typingctx, rows, index):
+    """Ask the CPU to start loading row ``index`` of a 2-D array into the cache: a frame
+    prefetches its children's table windows while it makes the next ones."""
+    sig = types.void(rows, index)
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        idx = context.cast(builder, args[1], idxty, types.intp)
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [idx, zero], wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep, data
+        return context.get_dummy_value()
+
+    return sig, codegen
+
 
 
 @nb.njit(cache=True, inline="always")
-def home_slot(ka, kb, mask):
-    h = ka * np.uint64(0x9E3779B97F4A7C15) ^ (kb + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xBF58476D1CE4E5B9)
+def home_block(ka, kb, mask):
+    h = ka * np.uint64(0x9E3779B97F4A7C15)
+    h ^= (kb + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(31)
-    return np.int64(h & np.uint64(mask))
+    return np.int64(h & np.uint64(mask)) & ~np.int64(WINDOW - 1)
 
 
-@nb.njit(cache=True)
-def find(tab, ka, kb):
+@nb.njit(cache=True, inline="always")
+def find(recs, ka, kb):
     """The slot holding (ka, kb), or -1."""
-    mask = tab.key_a.shape[0] - 1
-    home = home_slot(ka, kb, mask)
-    for j in range(WINDOW):
-        s = (home + j) & mask
-        if tab.key_a[s] == ka and tab.key_b[s] == kb:
-            return s
-        if tab.key_a[s] == EMPTY:
+    home = home_block(ka, kb, recs.shape[0] - 1)
+    for s in range(home, home + WINDOW):
+        if recs[s, META] == 0:
             return -1
+        if recs[s, KEY_A] == ka and recs[s, KEY_B] == kb:
+            return s
     return -1
+
+
+@nb.njit(cache=True, inline="always")
+def numbers(tab, ka, kb, q):
+    """(pn, dn) of a position for question q; (1, 1) when unknown."""
+    recs = tab.recs
+    s = find(recs, ka, kb)
+    if s < 0:
+        return np.int64(1), np.int64(1)
+    meta = recs[s, META]
+    lo = np.int64(meta & np.uint64(3))
+    hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
+    goal = 2 - q  # q0: value >= first-wins (2); q1: value >= draw (1)
+    if lo >= goal:
+        return np.int64(0), INF
+    if hi < goal:
+        return INF, np.int64(0)
+    if np.int64((meta >> np.uint64(4)) & np.uint64(1)) != q:
+        return np.int64(1), np.int64(1)
+    nums = recs[s, NUMS]
+    return np.int64(nums & LOW32), np.int64(nums >> np.uint64(32))
 
 
 @nb.njit(cache=True)
 def store(tab, ka, kb, q, pn, dn, work):
-    mask = tab.key_a.shape[0] - 1
-    home = home_slot(ka, kb, mask)
-    victim = -1
-    for j in range(WINDOW):
-        s = (home + j) & mask
-        if tab.key_a[s] == ka and tab.key_b[s] == kb:
+    """Record a search's result: a fact when it solved the question, else its numbers."""
+    recs = tab.recs
+    home = home_block(ka, kb, recs.shape[0] - 1)
+    victim = home
+    least = EMPTY
+    for s in range(home, home + WINDOW):
+        meta = recs[s, META]
+        if meta == 0 or (recs[s, KEY_A] == ka and recs[s, KEY_B] == kb):
             victim = s
             break
-        if tab.key_a[s] == EMPTY:
+        if meta >> WORK_SHIFT < least:
+            least = meta >> WORK_SHIFT
             victim = s
-            break
-        if victim < 0 or tab.work[s] < tab.work[victim]:
-            victim = s
-    if tab.key_a[victim] != ka or tab.key_b[victim] != kb:
-        tab.key_a[victim] = ka
-        tab.key_b[victim] = kb
-        for i in range(4):
-            tab.nums[victim, i] = 1
-        tab.work[victim] = 0
-    tab.nums[victim, 2 * q] = pn
-    tab.nums[victim, 2 * q + 1] = dn
-    tab.work[victim] += work
+    meta = recs[victim, META]
+    if meta == 0 or recs[victim, KEY_A] != ka or recs[victim, KEY_B] != kb:
+        if meta == 0:
+            tab.filled[0] += 1
+        recs[victim, KEY_A] = ka
+        recs[victim, KEY_B] = kb
+        recs[victim, NUMS] = UNKNOWN
+        meta = np.uint64(LO_HI_OPEN | q << 4)
+    lo = np.int64(meta & np.uint64(3))
+    hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
+    flags = meta & np.uint64(16)
+    goal = 2 - q
+    if pn == 0:
+        lo = max(lo, goal)
+    elif dn == 0:
+        hi = min(hi, goal - 1)
+    else:
+        recs[victim, NUMS] = np.uint64(pn) | (np.uint64(dn) << np.uint64(32))
+        flags = np.uint64(q << 4)
+    recs[victim, META] = (
+        ((meta >> WORK_SHIFT) + np.uint64(work)) << WORK_SHIFT | flags | np.uint64(hi << 2) | np.uint64(lo)
+    )
 
 
 @nb.njit(cache=True)
-def numbers(tab, ka, kb, q):
-    """(pn, dn) of a stored position for question q; (1, 1) when unknown."""
-    s = find(tab, ka, kb)
-    if s < 0:
-        return np.int64(1), np.int64(1)
-    if q == 1 and tab.nums[s, 0] == 0:
-        return np.int64(0), INF
-    if q == 0 and tab.nums[s, 3] == 0:
-        return INF, np.int64(0)
-    return tab.nums[s, 2 * q], tab.nums[s, 2 * q + 1]
+def larger_table(tab):
+    """The table with four times the entries (at most its limit), every entry moved over."""
+    old = tab.recs
+    recs = np.zeros((min(tab.limit[0], 4 * old.shape[0]), 4), np.uint64)
+    filled = 0
+    for i in range(old.shape[0]):
+        if old[i, META] == 0:
+            continue
+        home = home_block(old[i, KEY_A], old[i, KEY_B], recs.shape[0] - 1)
+        victim = home
+        for s in range(home, home + WINDOW):  # an empty slot, else the one with the least work
+            if recs[s, META] == 0:
+                victim = s
+                break
+            if recs[s, META] >> WORK_SHIFT < recs[victim, META] >> WORK_SHIFT:
+                victim = s
+        filled += recs[victim, META] == 0
+        for w in range(4):
+            recs[victim, w] = old[i, w]
+    return Table(recs, np.array([filled], np.int64), tab.limit)
 
 
-@nb.njit(cache=True, inline="always")
-def terminal_numbers(state, q):
-    """(pn, dn) of a decided status: q0 asks outcome >= first-wins (2), q1 outcome >= draw (1)."""
-    outcome = K.OUTCOME[state]
-    if outcome >= (2 if q == 0 else 1):
-        return np.int64(0), INF
-    return INF, np.int64(0)
+# ---------------------------------------------------------------- the search
 
 
 @nb.njit(cache=True, inline="always")
@@ -141,8 +291,70 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def solve_one(ka, kb, q, t, tab, st, budget, eps):
-    """(pn, dn, nodes) of an ongoing position after at most ``budget`` nodes of df-pn.
+def expand(d, first, stones, q, t, steps, st, tab):
+    """Write the ongoing children of frame d (keys canonical, one per symmetry class) into the
+    frame; returns their number, or -1 when a child decides the position for its mover."""
+    img = st.img[d]
+    a = img[0]
+    b = img[1]
+    mine, theirs = (a, b) if first else (b, a)
+    avail = st.avail[d]
+    legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
+    own_threats = K.threat_cells(mine, theirs, t.win_masks)
+    if own_threats & legal != K.ZERO:
+        return -1
+    opponent_threats = K.threat_cells(theirs, mine, t.win_masks)
+    cap = t.disc_cap[0]
+    draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
+    nsym = steps.sym_bit.shape[1]
+    # two children are symmetric only under a symmetry that maps the position to itself up to
+    # the mover's stone: when there is none, no child can repeat an earlier one
+    near_symmetric = False
+    for s in range(1, nsym):
+        ma, mb = (img[2 * s], img[2 * s + 1]) if first else (img[2 * s + 1], img[2 * s])
+        if mb == theirs and K.popcount(ma ^ mine) <= 2:
+            near_symmetric = True
+            break
+    on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
+    moves = st.moves[d]
+    cka = st.ka[d]
+    ckb = st.kb[d]
+    n = 0
+    for i in range(t.order.shape[0]):
+        cell = t.order[i]
+        bit = K.ONE << np.uint64(cell)
+        if legal & bit == K.ZERO:
+            continue
+        child_avail = (avail ^ bit) | steps.up_bit[cell]
+        state = K.child_status(first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap)
+        if state == K.DRAW and draw_wins:
+            return -1
+        if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
+            continue
+        best_a, best_b, g = K.canonical_child(img, steps.sym_bit[cell], on_a)
+        if near_symmetric:
+            duplicate = False
+            for j in range(n):
+                if cka[j] == best_a and ckb[j] == best_b:
+                    duplicate = True
+                    break
+            if duplicate:
+                continue
+        home = home_block(best_a, best_b, tab.recs.shape[0] - 1)
+        prefetch(tab.recs, home)
+        prefetch(tab.recs, home + 2)
+        moves[n] = cell
+        st.sym[d, n] = g
+        cka[n] = best_a
+        ckb[n] = best_b
+        n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
+    """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn;
+    the table is the one given, or a larger one when it grew.
 
     The classic recursive df-pn (Nagai) written with an explicit stack of frames, one per depth
     (numba's cached recursive functions are not reliable): a frame searches its position until
@@ -151,28 +363,32 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
     numbers from the table once, and afterwards only the child it has just searched: numbers
     read earlier may be stale but never wrong about a proof.
     """
+    nsym = steps.sym_bit.shape[1]
+    K.images_into(ka, kb, t.sym_bytes, st.img[0])
+    first0 = K.first_to_move(ka, kb)
+    stones0 = K.popcount(ka | kb)
     counter = 1
     depth = 0
+    st.avail[0] = K.available(ka, kb, t)
     st.key_a[0] = ka
     st.key_b[0] = kb
     st.th_pn[0] = INF
     st.th_dn[0] = INF
     st.start[0] = counter
     st.last[0] = -1
-    st.n[0] = K.children_into(ka, kb, t, True, st.moves[0], st.ka[0], st.kb[0], st.status[0])
+    st.n[0] = expand(0, first0, stones0, q, t, steps, st, tab)
+    root_pn = np.int64(1)
+    root_dn = np.int64(1)
     while depth >= 0:
-        first = K.first_to_move(st.key_a[depth], st.key_b[depth])
+        first = first0 != (depth & 1 == 1)
+        n = st.n[depth]
         cka = st.ka[depth]
         ckb = st.kb[depth]
-        cst = st.status[depth]
         cpns = st.pn[depth]
         cdns = st.dn[depth]
         if st.last[depth] < 0:
-            for i in range(st.n[depth]):
-                if cst[i] != K.ONGOING:
-                    cpns[i], cdns[i] = terminal_numbers(cst[i], q)
-                else:
-                    cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
+            for i in range(n):
+                cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
         else:
             i = st.last[depth]
             cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
@@ -183,7 +399,10 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
         near2 = INF
         best = -1
         best_far = np.int64(0)
-        for i in range(st.n[depth]):
+        if n < 0:
+            near = np.int64(0)
+            far = INF
+        for i in range(n):
             cnear, cfar = (cpns[i], cdns[i]) if first else (cdns[i], cpns[i])
             far = add(far, cfar)
             if cnear < near:
@@ -196,6 +415,10 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
         pn, dn = (near, far) if first else (far, near)
         if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
             store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, counter - st.start[depth] + 1)
+            if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
+                tab = larger_table(tab)
+            if depth == 0:
+                root_pn, root_dn = pn, dn
             depth -= 1
             continue
         th_near = st.th_pn[depth] if first else st.th_dn[depth]
@@ -204,6 +427,26 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
         child_far = th_far - far + best_far if th_far < INF else INF
         st.last[depth] = best
         d = depth + 1
+        # the child's images, reordered so that the frame's position is its canonical key:
+        # then its children come in the same order as kernels.children() gives them
+        cell = st.moves[depth, best]
+        g = st.sym[depth, best]
+        bit = K.ONE << np.uint64(cell)
+        sym = steps.sym_bit[cell]
+        up = st.img[depth]
+        child = st.child
+        side = 0 if first else 1  # the half the mover's stone goes to
+        for s in range(2 * nsym):
+            child[s] = up[s]
+        for s in range(nsym):
+            child[2 * s + side] |= sym[s]
+        down = st.img[d]
+        for s in range(nsym):
+            h = steps.compose[s, g]
+            down[2 * s] = child[2 * h]
+            down[2 * s + 1] = child[2 * h + 1]
+        avail = (st.avail[depth] ^ bit) | steps.up_bit[cell]
+        st.avail[d] = avail if g == 0 else K.permute(avail, t.sym_bytes, g)
         st.last[d] = -1
         st.key_a[d] = cka[best]
         st.key_b[d] = ckb[best]
@@ -211,95 +454,132 @@ def solve_one(ka, kb, q, t, tab, st, budget, eps):
         st.th_dn[d] = child_far if first else child_near
         counter += 1
         st.start[d] = counter
-        st.n[d] = K.children_into(cka[best], ckb[best], t, True, st.moves[d], st.ka[d], st.kb[d], st.status[d])
+        st.n[d] = expand(d, not first, stones0 + d, q, t, steps, st, tab)
         depth = d
-    pn, dn = numbers(tab, ka, kb, q)
-    return pn, dn, counter
+    return root_pn, root_dn, counter, tab
+
+
+# ---------------------------------------------------------------- proofs
 
 
 @nb.njit(cache=True)
-def solve_many(keys_a, keys_b, q, t, tab, st, budget, eps, stop_on_proof, stop_on_disproof):
-    """Solve positions in turn; stop after the first proven (or disproven) one when asked.
-
-    Returns (pn, dn, nodes, count): only the first ``count`` positions were searched.
-    """
-    n = keys_a.shape[0]
-    pns = np.ones(n, np.int64)
-    dns = np.ones(n, np.int64)
-    nodes = np.zeros(n, np.int64)
-    for i in range(n):
-        pns[i], dns[i], nodes[i] = solve_one(keys_a[i], keys_b[i], q, t, tab, st, budget, eps)
-        if (stop_on_proof and pns[i] == 0) or (stop_on_disproof and dns[i] == 0):
-            return pns, dns, nodes, i + 1
-    return pns, dns, nodes, n
-
-
-@nb.njit(cache=True)
-def favourable(state, ka, kb, q, proven, tab):
+def good_for_owner(state, ka, kb, q, proven, tab):
     """True when a child is known to be won for the proof's owner (proven: first, else second)."""
     if state != K.ONGOING:
-        pn, dn = terminal_numbers(state, q)
-    else:
-        pn, dn = numbers(tab, ka, kb, q)
+        goal = 2 - q
+        return (K.OUTCOME[state] >= goal) == proven
+    pn, dn = numbers(tab, ka, kb, q)
     return pn == 0 if proven else dn == 0
 
 
 @nb.njit(cache=True)
-def extract_proof(ka, kb, q, proven, t, tab, st, eps, max_size):
-    """The owner's move at each owner-to-move position of the proof (or disproof) tree of (ka, kb).
+def known_good_child(n, cs, ca, cb, q, proven, tab):
+    for i in range(n):
+        if good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+            return i
+    return -1
 
-    Returns (count, keys_a, keys_b, moves); count -1 when the tree has more than max_size owner
-    positions. A position whose proof was evicted from the table is searched again.
+
+@nb.njit(cache=True)
+def grown(x, size):
+    out = np.empty(size, x.dtype)
+    out[: x.shape[0]] = x
+    return out
+
+
+@nb.njit(cache=True)
+def set_insert(seen, a, b):
+    """Add (a, b) to an open-addressing set of pairs (EMPTY marks free slots; seen[0, 0] counts
+    the entries, slot 0 holds no pair); False when it was there already."""
+    cap = seen.shape[0]
+    s = home_block(a, b, cap - 1) | 1
+    while seen[s, 0] != EMPTY:
+        if seen[s, 0] == a and seen[s, 1] == b:
+            return False
+        s = max(1, (s + 1) & (cap - 1))
+    seen[s, 0] = a
+    seen[s, 1] = b
+    seen[0, 0] += np.uint64(1)
+    return True
+
+
+@nb.njit(cache=True)
+def new_set(cap):
+    seen = np.full((cap, 2), EMPTY, np.uint64)
+    seen[0, 0] = np.uint64(0)
+    return seen
+
+
+@nb.njit(cache=True)
+def seen_before(seen, a, b):
+    """(was (a, b) in the set already, the set: the same, or twice as large when half full)."""
+    if not set_insert(seen, a, b):
+        return True, seen
+    cap = seen.shape[0]
+    if seen[0, 0] * np.uint64(2) <= np.uint64(cap):
+        return False, seen
+    bigger = new_set(2 * cap)
+    for i in range(1, cap):
+        if seen[i, 0] != EMPTY:
+            set_insert(bigger, seen[i, 0], seen[i, 1])
+    return False, bigger
+
+
+@nb.njit(cache=True)
+def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, count):
+    """Append to out_* the owner's move at each owner-to-move position of the proof (or
+    disproof) tree of the solved position (ka, kb).
+
+    The proof is read from the table where it still is. Where it is not, the position is
+    searched again; if the move is still not in the table after that (a small table evicts it
+    while it searches), each child is searched on its own, most promising first, and the first
+    one found won for the owner is taken: what a search returns never depends on the table
+    keeping it. Returns (out_a, out_b, out_m, count, nodes, table).
     """
-    out_a = np.empty(max_size, np.uint64)
-    out_b = np.empty(max_size, np.uint64)
-    out_m = np.empty(max_size, np.int64)
-    cap = 1024
-    while cap < 8 * max_size:
-        cap *= 2
-    seen_a = np.full(cap, EMPTY, np.uint64)
-    seen_b = np.zeros(cap, np.uint64)
+    seen = new_set(1024)
     stack_a = np.empty(MAX_DEPTH * 64, np.uint64)
     stack_b = np.empty(MAX_DEPTH * 64, np.uint64)
     moves = np.empty(64, np.int64)
     ca = np.empty(64, np.uint64)
     cb = np.empty(64, np.uint64)
     cs = np.empty(64, np.int64)
+    near = np.empty(64, np.int64)
     stack_a[0] = ka
     stack_b[0] = kb
     sp = 1
-    count = 0
-    seen = 0
+    nodes = 0
     while sp > 0:
         sp -= 1
         a = stack_a[sp]
         b = stack_b[sp]
-        s = home_slot(a, b, cap - 1)
-        while seen_a[s] != EMPTY and not (seen_a[s] == a and seen_b[s] == b):
-            s = (s + 1) & (cap - 1)
-        if seen_a[s] != EMPTY:
+        known, seen = seen_before(seen, a, b)
+        if known:
             continue
-        seen_a[s] = a
-        seen_b[s] = b
-        seen += 1
-        if seen * 2 > cap:
-            return -1, out_a, out_b, out_m
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
         if K.first_to_move(a, b) == proven:
-            found = -1
-            for attempt in range(2):
+            found = known_good_child(n, cs, ca, cb, q, proven, tab)
+            if found < 0:
+                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps)
+                nodes += used
+                found = known_good_child(n, cs, ca, cb, q, proven, tab)
+            if found < 0:
                 for i in range(n):
-                    if favourable(cs[i], ca[i], cb[i], q, proven, tab):
+                    pn, dn = numbers(tab, ca[i], cb[i], q)
+                    near[i] = pn if proven else dn
+                for i in np.argsort(near[:n], kind="mergesort"):
+                    if cs[i] != K.ONGOING:
+                        continue
+                    pn, dn, used, tab = solve_one(ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps)
+                    nodes += used
+                    if (pn == 0) if proven else (dn == 0):
                         found = i
                         break
-                if found >= 0:
-                    break
-                solve_one(a, b, q, t, tab, st, INF, eps)
-                n = K.children_into(a, b, t, True, moves, ca, cb, cs)
             if found < 0:
-                return -2, out_a, out_b, out_m
-            if count >= max_size:
-                return -1, out_a, out_b, out_m
+                raise RuntimeError("inner proof extraction: a position taken as solved is not")
+            if count == out_a.shape[0]:
+                out_a = grown(out_a, 2 * count)
+                out_b = grown(out_b, 2 * count)
+                out_m = grown(out_m, 2 * count)
             out_a[count] = a
             out_b[count] = b
             out_m[count] = moves[found]
@@ -314,38 +594,78 @@ def extract_proof(ka, kb, q, proven, t, tab, st, eps, max_size):
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1
-    return count, out_a, out_b, out_m
+    return out_a, out_b, out_m, count, nodes, tab
+
+
+@nb.njit(cache=True)
+def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, stop_on_disproof):
+    """Search the positions in turn, extracting each one's proof as soon as it is solved; stop
+    after the first proven (or disproven) one when asked.
+
+    Returns (pn, dn, work, count, proof arrays, proof owners, proof count, table): only the
+    first ``count`` positions were searched; the table may have grown.
+    """
+    n = keys_a.shape[0]
+    pns = np.ones(n, np.int64)
+    dns = np.ones(n, np.int64)
+    work = np.zeros(n, np.int64)
+    out_a = np.empty(64, np.uint64)
+    out_b = np.empty(64, np.uint64)
+    out_m = np.empty(64, np.int64)
+    owner = np.empty(64, np.bool_)
+    records = 0
+    count = n
+    for i in range(n):
+        pns[i], dns[i], work[i], tab = solve_one(keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps)
+        if pns[i] == 0 or dns[i] == 0:
+            proven = pns[i] == 0
+            before = records
+            out_a, out_b, out_m, records, nodes, tab = extract_proof(
+                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records
+            )
+            work[i] += nodes
+            if owner.shape[0] < out_a.shape[0]:
+                owner = grown(owner, out_a.shape[0])
+            owner[before:records] = proven
+        if (stop_on_proof and pns[i] == 0) or (stop_on_disproof and dns[i] == 0):
+            count = i + 1
+            break
+    return pns, dns, work, count, out_a, out_b, out_m, owner, records, tab
 
 
 class InnerSolver:
-    """One solve's inner df-pn: its table, its stack and its budget."""
+    """One solve's inner df-pn: its table (kept from job to job) and its stack."""
 
     def __init__(self, game, node_budget, table_mb):
         self.tables = game.tables
-        self.budget = int(node_budget)
+        self.steps = K.step_tables(game.tables)
+        self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
-        self.stack = new_stack()
+        self.stack = new_stack(self.steps.sym_bit.shape[1])
         self.nodes = 0
 
-    def solve(self, keys_a, keys_b, q, stop_on_proof=False, stop_on_disproof=False):
-        """(pn, dn, nodes) arrays for the ongoing positions (canonical keys) that were searched:
-        all of them, or those up to the first proven (disproven) one when asked to stop there."""
-        pns, dns, nodes, count = solve_many(
-            np.asarray(keys_a, np.uint64), np.asarray(keys_b, np.uint64), q,
-            self.tables, self.table, self.stack, self.budget, EPS, stop_on_proof, stop_on_disproof,
+    def run(self, job):
+        """Search a job's positions; an :class:`InnerResult` with the proofs of those solved."""
+        q = int(job.question)
+        pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
+            np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
+            self.tables, self.steps, self.table, self.stack, int(job.budget), EPS,
+            bool(job.stop_on_proof), bool(job.stop_on_disproof),
         )  # fmt: skip
-        self.nodes += int(nodes.sum())
-        return pns[:count], dns[:count], nodes[:count]
+        self.nodes += int(work[:count].sum())
+        proofs = ProofRecords(
+            key_a=pa[:records], key_b=pb[:records], move=pm[:records],
+            question=np.full(records, q, np.int64), proven=owner[:records],
+        )  # fmt: skip
+        return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs)
 
-    def proof(self, ka, kb, q, proven):
-        """(keys_a, keys_b, moves) of the owner's positions in the proof of a solved position."""
-        size = 1 << 12
-        while True:
-            count, out_a, out_b, out_m = extract_proof(
-                np.uint64(ka), np.uint64(kb), q, proven, self.tables, self.table, self.stack, EPS, size
-            )
-            if count >= 0:
-                return out_a[:count], out_b[:count], out_m[:count]
-            if count == -2:
-                raise RuntimeError("inner proof extraction found a solved position without a proof")
-            size *= 4
+    def memory(self):
+        """The table's bytes: in use, backed by the OS so far (estimated), allocated."""
+        entries = self.table.recs.shape[0]
+        used = int(self.table.filled[0])
+        pages = max(1, entries * ENTRY_BYTES // (2 << 20))  # huge pages when the OS gives them
+        touched = entries * ENTRY_BYTES * (1.0 - math.exp(-used / pages))
+        return TableMemory(
+            used=used * ENTRY_BYTES, touched=int(touched), allocated=entries * ENTRY_BYTES,
+            limit=int(self.table.limit[0]) * ENTRY_BYTES,
+        )  # fmt: skip

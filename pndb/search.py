@@ -17,6 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
+from pndb.inner import InnerJob
 from pndb.values import EVALUATED, Fact, Node, Status, combine
 
 COUNTERS = ("checkpoints", "seconds", "expansions")
@@ -128,28 +131,38 @@ class Search:
         self.expansions += 1
 
     def evaluate(self, keys, q, stop_on_proof=False, stop_on_disproof=False):
-        """Search each leaf with the inner solver for question q; keep the proofs it finds."""
+        """Search each leaf with the inner solver for question q (one job); keep its proofs."""
         positions = [self.game.position(k) for k in keys]
-        pns, dns, nodes = self.inner.solve(
-            [p.first for p in positions], [p.second for p in positions], q, stop_on_proof, stop_on_disproof
+        job = InnerJob(
+            keys_a=np.array([p.first for p in positions], np.uint64),
+            keys_b=np.array([p.second for p in positions], np.uint64),
+            question=q,
+            budget=self.inner.budget,
+            stop_on_proof=stop_on_proof,
+            stop_on_disproof=stop_on_disproof,
         )
-        for key, pos, pn, dn, work in zip(keys, positions, pns, dns, nodes):
+        result = self.inner.run(job)
+        for key, pn, dn, work in zip(keys, result.pn.tolist(), result.dn.tolist(), result.work.tolist()):
             rec = self.cache.get(key)
             lo, hi = rec.lo, rec.hi
             if pn == 0 or dn == 0:
-                fact = Fact(q, bool(pn == 0))
+                fact = Fact(q, pn == 0)
                 lo, hi = max(lo, fact.interval[0]), min(hi, fact.interval[1])
-                self.add_proof(pos, fact)
             estimates = [rec.pn0, rec.dn0, rec.pn1, rec.dn1]
-            estimates[2 * q : 2 * q + 2] = int(pn), int(dn)
-            self.cache.put(key, Node.leaf(lo, hi, rec.flags | EVALUATED[q], rec.work + int(work), estimates))
+            estimates[2 * q : 2 * q + 2] = pn, dn
+            self.cache.put(key, Node.leaf(lo, hi, rec.flags | EVALUATED[q], rec.work + work, estimates))
+        self.add_proofs(result.proofs)
 
-    def add_proof(self, pos, fact):
-        """Record the owner's moves of the inner solver's proof of ``pos`` as proof records."""
-        pa, pb, moves = self.inner.proof(pos.first, pos.second, fact.q, fact.proven)
-        for a, b, move in zip(pa.tolist(), pb.tolist(), moves.tolist()):
+    def add_proofs(self, proofs):
+        """Merge the inner solver's proof records (the owner's move at each owner-to-move
+        position of its proofs) into the proof table."""
+        rows = zip(
+            proofs.key_a.tolist(), proofs.key_b.tolist(), proofs.move.tolist(),
+            proofs.question.tolist(), proofs.proven.tolist(),
+        )  # fmt: skip
+        for a, b, move, q, proven in rows:
             key = a.to_bytes(8, "big") + b.to_bytes(8, "big")
-            self.cache.put_proof(key, self.cache.proof(key).with_fact(fact, move))
+            self.cache.put_proof(key, self.cache.proof(key).with_fact(Fact(q, bool(proven)), move))
 
     def update(self, start):
         """Push the change at ``start`` to every ancestor, in the game's topological order."""

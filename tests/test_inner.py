@@ -26,7 +26,7 @@ from conftest import cli, key_of, run_search, split_key
 from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import format_moves
-from pndb.inner import EMPTY, InnerSolver
+from pndb.inner import InnerJob, InnerSolver
 from pndb.store import open_for_game
 from pndb.values import NO_MOVE
 
@@ -147,9 +147,16 @@ def check_answers(pn, dn, values, q, positions, require_solved):
 def solver_overflowed(solver, nodes):
     """True when the solver's table must have replaced entries: (nearly) full, and more nodes
     searched than it has slots."""
-    size = solver.table.key_a.shape[0]
-    filled = int(np.count_nonzero(solver.table.key_a != EMPTY))
+    size = solver.table.recs.shape[0]
+    filled = int(solver.table.filled[0])
     return filled > 0.9 * size and nodes > 2 * size
+
+
+def search(solver, ka, kb, q, **stops):
+    """(pn, dn, work) of one job over the given keys with the solver's budget."""
+    job = InnerJob(np.asarray(ka, np.uint64), np.asarray(kb, np.uint64), q, solver.budget, **stops)
+    result = solver.run(job)
+    return result.pn, result.dn, result.work
 
 
 # ---------------------------------------------------------------- the inner solver alone
@@ -166,7 +173,7 @@ def test_inner_solves_every_position_of_small_games(spec):
     solver = InnerSolver(game, BIG, 64)
     for q in (0, 1):
         before = solver.nodes
-        pn, dn, nodes = solver.solve(ka, kb, q)
+        pn, dn, nodes = search(solver, ka, kb, q)
         assert len(pn) == len(positions)
         assert np.all(nodes >= 1)
         assert solver.nodes - before == int(nodes.sum())
@@ -175,15 +182,15 @@ def test_inner_solves_every_position_of_small_games(spec):
 
 @pytest.mark.parametrize("spec", SMALL_GAMES)
 def test_inner_with_a_tiny_table_stays_right(spec):
-    """A 1 MB table (16k entries) replaces entries while solving the early positions; answers
+    """A 0.25 MB table (8k entries) replaces entries while solving the early positions; answers
     must not change, and with a large budget every position is still solved."""
     game = load_game(spec)
     positions = all_ongoing(spec)  # fewest stones first: the big searches come first
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
-    solver = InnerSolver(game, BIG, table_mb=1)
+    solver = InnerSolver(game, BIG, table_mb=0.25)
     for q in (0, 1):
-        pn, dn, _ = solver.solve(ka, kb, q)
+        pn, dn, _ = search(solver, ka, kb, q)
         check_answers(pn, dn, values, q, positions, require_solved=True)
     if spec != "tictactoe":  # tic-tac-toe fits in any table
         assert solver_overflowed(solver, solver.nodes)
@@ -205,10 +212,10 @@ def test_inner_agrees_with_minimax_on_random_midgame_positions(spec, table_mb):
     ka, kb = keys_of(game, positions)
     solver = InnerSolver(game, BIG, table_mb)
     for q in (0, 1):
-        pn, dn, _ = solver.solve(ka, kb, q)
+        pn, dn, _ = search(solver, ka, kb, q)
         check_answers(pn, dn, values, q, positions, require_solved=True)
     if table_mb < 1:
-        assert solver.table.key_a.shape[0] == 1024
+        assert solver.table.recs.shape[0] == 1024
         assert solver_overflowed(solver, solver.nodes)
 
 
@@ -227,7 +234,7 @@ def test_small_budget_is_sound_and_bounded(spec, budget):
     for table_mb in (64, 1):
         solver = InnerSolver(game, budget, table_mb)
         for q in (0, 1):
-            pn, dn, nodes = solver.solve(ka, kb, q)
+            pn, dn, nodes = search(solver, ka, kb, q)
             assert np.all(nodes <= budget), f"searched {nodes.max()} nodes with a budget of {budget}"
             check_answers(pn, dn, values, q, positions, require_solved=False)
 
@@ -244,12 +251,42 @@ def test_stop_on_proof_and_disproof():
         first_yes = int(np.argmax(want))
         first_no = int(np.argmax(~want))
         assert want[first_yes] and not want[first_no]
-        pn, dn, nodes = InnerSolver(game, BIG, 16).solve(ka, kb, q, stop_on_proof=True)
+        pn, dn, nodes = search(InnerSolver(game, BIG, 16), ka, kb, q, stop_on_proof=True)
         assert len(pn) == first_yes + 1
         assert pn[-1] == 0 and np.all(dn[:-1] == 0)
-        pn, dn, nodes = InnerSolver(game, BIG, 16).solve(ka, kb, q, stop_on_disproof=True)
+        pn, dn, nodes = search(InnerSolver(game, BIG, 16), ka, kb, q, stop_on_disproof=True)
         assert len(pn) == first_no + 1
         assert dn[-1] == 0 and np.all(pn[:-1] == 0)
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+def test_table_memory_follows_use_and_is_reported():
+    """A table allowed 1 GB takes memory as the search stores positions, not all at once (the
+    solver used to hold 1.99 GB with --inner-mb 2048 after a few searches); memory() reports
+    the bytes of the entries in use, counted in the table, and the table's size and limit."""
+    spec = "connect4:4x4"
+    game = load_game(spec)
+    positions = all_ongoing(spec)  # more positions than the first table holds
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    ka, kb = keys_of(game, positions)
+    before = resident_bytes()
+    solver = InnerSolver(game, BIG, 1024)
+    assert resident_bytes() - before < 16 << 20
+    mem = solver.memory()
+    assert mem.used == 0 and mem.allocated == solver.table.recs.nbytes < 16 << 20 and mem.limit == 1 << 30
+    first = mem.allocated
+    pn, dn, _ = search(solver, ka, kb, 0)
+    check_answers(pn, dn, values, 0, positions, require_solved=True)  # across growths
+    mem = solver.memory()
+    in_use = int(np.count_nonzero(solver.table.recs[:, 3]))  # an entry in use has work >= 1
+    assert mem.allocated > first and mem.used == 32 * in_use
+    assert mem.used <= mem.touched <= mem.allocated == solver.table.recs.nbytes < mem.limit
+    assert resident_bytes() - before < mem.limit // 4
 
 
 # ---------------------------------------------------------------- proofs, walked with the kernels
@@ -305,23 +342,34 @@ def walk_proof(game, move_of, key, q, proven, done):
     return walked
 
 
-def inner_proof_moves(solver, key, q, proven):
-    pa, pb, moves = solver.proof(key[0], key[1], q, proven)
-    assert len(pa) == len(pb) == len(moves)  # empty when the defender has only losing moves
-    table = {(int(x), int(y)): int(m) for x, y, m in zip(pa, pb, moves)}
-    assert len(table) == len(pa), "a position listed twice in one proof"
+def proof_moves(result, q, proven):
+    """The owner's move of each record of a job's proofs, checking the records' form."""
+    proofs = result.proofs
+    assert len({len(field) for field in proofs}) == 1
+    assert np.all(proofs.question == q) and np.all(proofs.proven == proven)
+    table = {(int(x), int(y)): int(m) for x, y, m in zip(proofs.key_a, proofs.key_b, proofs.move)}
+    assert len(table) == len(proofs.key_a), "a position listed twice in one proof"
     for a, b in table:
         assert bool(K.first_to_move(np.uint64(a), np.uint64(b))) == proven  # owner positions only
     return table
+
+
+def solve_with_proof(solver, key, q, value):
+    """Search one position for q; check the answer against minimax; the proof's moves."""
+    job = InnerJob(np.array([key[0]], np.uint64), np.array([key[1]], np.uint64), q, solver.budget)
+    result = solver.run(job)
+    proven = bool(expected(np.array(value), q))
+    assert (result.pn[0] == 0) == proven and (result.dn[0] == 0) != proven
+    return proven, proof_moves(result, q, proven)
 
 
 @pytest.mark.parametrize(
     "spec, table_mb", [("tictactoe", 64), ("mnk:4,3,3", 64), ("connect4:4x4", 64), ("connect4:4x4", 1)]
 )
 def test_inner_proof_is_a_complete_strategy(spec, table_mb):
-    """The extracted proof of the root and of some sampled positions, for the question the
-    position decides, walks to finished games (with a 1 MB table parts were evicted and must be
-    searched again)."""
+    """The proof a job returns for the root and for some sampled positions, for the question
+    the position decides, walks to finished games (with a 1 MB table parts were evicted and must
+    be searched again)."""
     game = load_game(spec)
     positions = all_ongoing(spec)
     rng = random.Random(3)
@@ -332,12 +380,39 @@ def test_inner_proof_is_a_complete_strategy(spec, table_mb):
         value = minimax(spec, a, b)
         key = canonical(game, a, b)
         for q in (0, 1):
-            pn, dn, _ = solver.solve([key[0]], [key[1]], q)
-            proven = bool(expected(np.array(value), q))
-            assert (pn[0] == 0) == proven and (dn[0] == 0) != proven
-            table = inner_proof_moves(solver, key, q, proven)
+            proven, table = solve_with_proof(solver, key, q, value)
             walked += walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, set())
     assert walked > 100
+
+
+@pytest.mark.parametrize("spec", ["connect4:4x4", "connect4:5x4"])
+def test_proofs_with_the_smallest_table_are_complete(spec):
+    """With a 1024-entry table, far smaller than the searches, every solved position of a job
+    comes back with a complete proof: a proof never depends on the table keeping it (searching
+    a position again, or the later positions of a job, evict what was proven; the solver used to
+    fail with "found a solved position without a proof" on these positions)."""
+    game = load_game(spec)
+    if spec == "connect4:4x4":
+        positions = all_ongoing(spec)[:30]  # fewest stones first: the largest proofs
+    else:
+        positions = [(a, b) for a, b, _ in connect4_5x4_sample()[:40]]
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    ka, kb = keys_of(game, positions)
+    solver = InnerSolver(game, BIG, 0.001)
+    assert solver.table.recs.shape[0] == 1024
+    for q in (0, 1):
+        result = solver.run(InnerJob(ka, kb, q, BIG))
+        check_answers(result.pn, result.dn, values, q, positions, require_solved=True)
+        proofs = result.proofs
+        for proven in (True, False):
+            mine = proofs.proven == proven
+            records = zip(proofs.key_a[mine], proofs.key_b[mine], proofs.move[mine])
+            table = {(int(x), int(y)): int(m) for x, y, m in records}
+            done = set()
+            for i in np.flatnonzero((result.pn == 0) if proven else (result.dn == 0)):
+                key = (int(ka[i]), int(kb[i]))
+                walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, done)
+    assert solver_overflowed(solver, solver.nodes)
 
 
 def proof_table_move(proofs):

@@ -24,7 +24,18 @@ import pytest
 import verify_books
 import zstandard
 from verify_books import (
-    DRAW, FIRST, RANK, SECOND, Game, Solved, compress, connect4, grid_symmetries, mnk, replay, write,
+    DRAW,
+    FIRST,
+    RANK,
+    SECOND,
+    Game,
+    Solved,
+    compress,
+    connect4,
+    grid_symmetries,
+    mnk,
+    replay,
+    write,
 )
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"

@@ -84,6 +84,35 @@ def canonical(a, b, sym_bytes):
     return best_a, best_b, best_s
 
 
+@nb.njit(cache=True, inline="always")
+def images_into(a, b, sym_bytes, img):
+    """Write the images of (a, b) under every symmetry s into img[2s], img[2s + 1]."""
+    for s in range(sym_bytes.shape[0]):
+        img[2 * s] = permute(a, sym_bytes, s)
+        img[2 * s + 1] = permute(b, sym_bytes, s)
+
+
+@nb.njit(cache=True, inline="always")
+def canonical_child(img, sym, on_a):
+    """(key_a, key_b, s): the canonical key of a child and the symmetry s mapping the child to
+    it, from its parent's images (images_into) and the images sym[s] of the new stone's bit:
+    on_a all ones when the stone is the first player's, else 0. A child costs one OR and
+    compare per symmetry."""
+    best_a = img[0] | (sym[0] & on_a)
+    best_b = img[1] | (sym[0] & ~on_a)
+    best_s = 0
+    for s in range(1, sym.shape[0]):
+        pa = img[2 * s] | (sym[s] & on_a)
+        if pa > best_a:
+            continue
+        pb = img[2 * s + 1] | (sym[s] & ~on_a)
+        if pa < best_a or pb < best_b:
+            best_a = pa
+            best_b = pb
+            best_s = s
+    return best_a, best_b, best_s
+
+
 @nb.njit(cache=True)
 def wins_with(bits, cell, masks_by_cell, mask_counts):
     """True when ``bits`` (which holds ``cell``) completes a win pattern through ``cell``."""
@@ -104,23 +133,29 @@ def has_win(bits, win_masks):
 
 
 @nb.njit(cache=True)
+def available(a, b, t):
+    """Bitboard of the cells a stone could take, before the first-move restriction."""
+    occupied = a | b
+    if not t.gravity[0]:
+        return t.cell_mask[0] & ~occupied
+    legal = ZERO
+    for c in range(t.columns.shape[0]):
+        for r in range(t.columns.shape[1]):
+            cell = t.columns[c, r]
+            if cell < 0:
+                break
+            bit = ONE << np.uint64(cell)
+            if occupied & bit == ZERO:
+                legal |= bit
+                break
+    return legal
+
+
+@nb.njit(cache=True)
 def legal_mask(a, b, t):
     """Bitboard of the cells the player to move may take (ignores whether the game is over)."""
-    occupied = a | b
-    if t.gravity[0]:
-        legal = ZERO
-        for c in range(t.columns.shape[0]):
-            for r in range(t.columns.shape[1]):
-                cell = t.columns[c, r]
-                if cell < 0:
-                    break
-                bit = ONE << np.uint64(cell)
-                if occupied & bit == ZERO:
-                    legal |= bit
-                    break
-    else:
-        legal = t.cell_mask[0] & ~occupied
-    if occupied == ZERO:
+    legal = available(a, b, t)
+    if a | b == ZERO:
         legal &= ~t.first_forbidden[0]
     return legal
 
@@ -185,6 +220,20 @@ def play(a, b, cell):
     return a, b | bit
 
 
+@nb.njit(cache=True, inline="always")
+def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, disc_cap):
+    """Status of the child made by a stone on ``bit``, from what is known of its parent: the
+    mover's and the opponent's threat cells, the child's legal cells and its stone count. The
+    threats come from threat_cells() once per parent, so a child costs a few mask operations."""
+    if own_threats & bit != ZERO:
+        return FIRST_WON if first else SECOND_WON
+    if stones_after >= disc_cap or child_legal == ZERO:
+        return DRAW
+    if opponent_threats & child_legal != ZERO:
+        return SECOND_WINS_NEXT if first else FIRST_WINS_NEXT
+    return ONGOING
+
+
 @nb.njit(cache=True)
 def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """Write the children of an ongoing position into the given arrays, in move order.
@@ -198,16 +247,29 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """
     legal = legal_mask(a, b, t)
     first = first_to_move(a, b)
-    # the opponent's stones do not change with our move: their threats are found once
-    opponent_threats = threat_cells(b, a, t.win_masks) if first else threat_cells(a, b, t.win_masks)
+    mine, theirs = (a, b) if first else (b, a)
+    # neither player's threats change with our stone but for the cell it takes: found once
+    own_threats = threat_cells(mine, theirs, t.win_masks)
+    opponent_threats = threat_cells(theirs, mine, t.win_masks)
+    stones_after = popcount(a | b) + 1
+    cap = t.disc_cap[0]
+    nsym = t.sym_bytes.shape[0]
+    img = np.empty(2 * nsym, np.uint64)
+    sym = np.empty(nsym, np.uint64)
+    if reduce_symmetry:
+        images_into(a, b, t.sym_bytes, img)
+    on_a = ~ZERO if first else ZERO
     n = 0
     for i in range(t.order.shape[0]):
         cell = t.order[i]
-        if legal & (ONE << np.uint64(cell)) == ZERO:
+        bit = ONE << np.uint64(cell)
+        if legal & bit == ZERO:
             continue
-        na, nb_ = play(a, b, cell)
+        na, nb_ = (a | bit, b) if first else (a, b | bit)
         if reduce_symmetry:
-            xa, xb, _ = canonical(na, nb_, t.sym_bytes)
+            for s in range(nsym):
+                sym[s] = t.sym_bytes[s, cell >> 3, bit >> np.uint64(cell & ~7)]
+            xa, xb, _ = canonical_child(img, sym, on_a)
             duplicate = False
             for j in range(n):
                 if ka[j] == xa and kb[j] == xb:
@@ -220,10 +282,8 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
         moves[n] = cell
         ka[n] = xa
         kb[n] = xb
-        state = status_after(na, nb_, cell, t)
-        if state == ONGOING and opponent_threats & legal_mask(na, nb_, t) != ZERO:
-            state = SECOND_WINS_NEXT if first else FIRST_WINS_NEXT
-        st[n] = state
+        child_legal = legal_mask(na, nb_, t)
+        st[n] = child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, cap)
         n += 1
     return n
 
@@ -237,3 +297,36 @@ def children(a, b, t, reduce_symmetry):
     st = np.empty(64, np.int64)
     n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st)
     return n, moves, ka, kb, st
+
+
+StepTables = namedtuple(
+    "StepTables",
+    [
+        "sym_bit",  # uint64[64, nsym]: the bit of cell i's image under symmetry s
+        "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
+        "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
+        # the image under s of the image under g of i): images of g(P) are images of P reordered
+    ],
+)
+
+
+def step_tables(t):
+    """Per-cell tables for updating a position and its symmetric images one stone at a time."""
+    nsym = t.sym_bytes.shape[0]
+    sym_bit = np.zeros((64, nsym), np.uint64)
+    for cell in range(64):
+        for s in range(nsym):
+            sym_bit[cell, s] = t.sym_bytes[s, cell // 8, 1 << (cell % 8)]
+    up_bit = np.zeros(64, np.uint64)
+    if t.gravity[0]:
+        for column in t.columns:
+            cells = [int(c) for c in column if c >= 0]
+            for below, above in zip(cells, cells[1:]):
+                up_bit[below] = np.uint64(1 << above)
+    cells = [c for c in range(64) if sym_bit[c, 0]]
+    compose = np.zeros((nsym, nsym), np.int64)
+    for s in range(nsym):
+        for g in range(nsym):
+            after = [int(sym_bit[int(sym_bit[c, g]).bit_length() - 1, s]) for c in cells]
+            compose[s, g] = next(h for h in range(nsym) if [int(sym_bit[c, h]) for c in cells] == after)
+    return StepTables(sym_bit=sym_bit, up_bit=up_bit, compose=compose)
