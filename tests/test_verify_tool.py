@@ -738,7 +738,7 @@ def test_certificate_table_structure(m444, tmp_path):
     no_record = {k: v for k, v in b.recs.items() if k != keys[1]}
     cases = [
         (dict(cert_entries=[entries[1], entries[0]] + entries[2:]), "certificate 1", "sorts before"),
-        (dict(cert_entries=[entries[0], entries[0]] + entries[2:]), "certificate 1", "repeats the key"),
+        (dict(cert_entries=[entries[0], entries[0]] + entries[2:]), "certificate 1", "repeats certificate 0"),
         (dict(cert_entries=entries[:1] + [entry(1, payload=b.certs[keys[1]][1] + b"\x00")] + entries[2:]),
          where(keys[1]), "1 + 2P"),
         (dict(cert_entries=entries[:last] + [entry(last, length=len(b.certs[keys[last]][1]) + 2)]),

@@ -1547,7 +1547,8 @@ class CertificateChecker:
         """Why a certificate at this position did not end the line (for a hole's message)."""
         if key not in self.proven:
             return ""
-        return f"; its certificate proves {CODE_NAME[self.proven[key]]}, not what this strategy needs"
+        proven = " and ".join(CODE_NAME[c] for c in self.proven[key])
+        return f"; its certificate proves {proven}, not what this strategy needs"
 
 
 # --------------------------------------------------------------------------------------------
