@@ -82,7 +82,7 @@ def make_search(store, game, inner_nodes, inner_mb, memory_mb):
             f"a memory budget of {memory_mb} MB is too small here: this solve needs at least {need} MB"
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
-    inner = InnerSolver(game, inner_nodes, max(1, inner_mb)) if inner_nodes else None
+    inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=True) if inner_nodes else None
     return Search(cache, game, inner=inner)
 
 

@@ -33,6 +33,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from pndb.games import kernels as K
+from pndb.games import patterns as P
 
 INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 32 bits each
 NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached
@@ -50,6 +51,9 @@ UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
 WORK_SHIFT = np.uint64(8)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
+DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
+DECIDED_AGAINST_MOVER = -2  # expand(): a pairing of the other player decides the question
+CERTIFIED = -1  # a proof record's move: a pairing decides this position
 
 
 class InnerJob(NamedTuple):
@@ -118,6 +122,7 @@ class Stack(NamedTuple):
     kb: np.ndarray
     pn: np.ndarray
     dn: np.ndarray
+    pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
 
 
 def new_table(megabytes):
@@ -148,6 +153,7 @@ def new_stack(nsym):
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
+        pairs=ints(P.MAX_PAIRS, 2),
     )  # fmt: skip
 
 
@@ -290,10 +296,22 @@ def add(x, y):
     return min(x + y, INF - 1)
 
 
+@nb.njit(cache=True, inline="always")
+def paired(a, b, q, t, pair_budget, pairs):
+    """True when a pairing decides question q at (a, b): for q0 a pairing of the second player
+    (the first never completes a pattern: disproven), for q1 one of the first player (the
+    second never does: proven). ``pair_budget`` 0: no pairing searches."""
+    if pair_budget == 0:
+        return False
+    defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
+    return P.find_pairing(a, b, t, defender, pair_budget, pairs) != P.NO_PAIRING
+
+
 @nb.njit(cache=True)
-def expand(d, first, stones, q, t, steps, st, tab):
+def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     """Write the ongoing children of frame d (keys canonical, one per symmetry class) into the
-    frame; returns their number, or -1 when a child decides the position for its mover."""
+    frame; returns their number, DECIDED_FOR_MOVER when a child decides the position for its
+    mover, or DECIDED_AGAINST_MOVER when a pairing decides it for the other player."""
     img = st.img[d]
     a = img[0]
     b = img[1]
@@ -302,7 +320,9 @@ def expand(d, first, stones, q, t, steps, st, tab):
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
     own_threats = K.threat_cells(mine, theirs, t.win_masks)
     if own_threats & legal != K.ZERO:
-        return -1
+        return DECIDED_FOR_MOVER
+    if paired(a, b, q, t, pair_budget, st.pairs):
+        return DECIDED_FOR_MOVER if (q == 1) == first else DECIDED_AGAINST_MOVER
     opponent_threats = K.threat_cells(theirs, mine, t.win_masks)
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
@@ -328,7 +348,7 @@ def expand(d, first, stones, q, t, steps, st, tab):
         child_avail = (avail ^ bit) | steps.up_bit[cell]
         state = K.child_status(first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap)
         if state == K.DRAW and draw_wins:
-            return -1
+            return DECIDED_FOR_MOVER
         if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
             continue
         best_a, best_b, g = K.canonical_child(img, steps.sym_bit[cell], on_a)
@@ -352,7 +372,7 @@ def expand(d, first, stones, q, t, steps, st, tab):
 
 
 @nb.njit(cache=True)
-def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
+def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget):
     """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn;
     the table is the one given, or a larger one when it grew.
 
@@ -376,7 +396,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
     st.th_dn[0] = INF
     st.start[0] = counter
     st.last[0] = -1
-    st.n[0] = expand(0, first0, stones0, q, t, steps, st, tab)
+    st.n[0] = expand(0, first0, stones0, q, t, steps, st, tab, pair_budget)
     root_pn = np.int64(1)
     root_dn = np.int64(1)
     while depth >= 0:
@@ -399,9 +419,12 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
         near2 = INF
         best = -1
         best_far = np.int64(0)
-        if n < 0:
+        if n == DECIDED_FOR_MOVER:
             near = np.int64(0)
             far = INF
+        elif n == DECIDED_AGAINST_MOVER:
+            near = INF
+            far = np.int64(0)
         for i in range(n):
             cnear, cfar = (cpns[i], cdns[i]) if first else (cdns[i], cpns[i])
             far = add(far, cfar)
@@ -454,7 +477,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps):
         st.th_dn[d] = child_far if first else child_near
         counter += 1
         st.start[d] = counter
-        st.n[d] = expand(d, not first, stones0 + d, q, t, steps, st, tab)
+        st.n[d] = expand(d, not first, stones0 + d, q, t, steps, st, tab, pair_budget)
         depth = d
     return root_pn, root_dn, counter, tab
 
@@ -526,9 +549,10 @@ def seen_before(seen, a, b):
 
 
 @nb.njit(cache=True)
-def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, count):
+def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, count, pair_budget):
     """Append to out_* the owner's move at each owner-to-move position of the proof (or
-    disproof) tree of the solved position (ka, kb).
+    disproof) tree of the solved position (ka, kb), and CERTIFIED instead of a move at each
+    position a pairing decides (the caller finds the same pairing again, for its certificate).
 
     The proof is read from the table where it still is. Where it is not, the position is
     searched again; if the move is still not in the table after that (a small table evicts it
@@ -555,11 +579,21 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
+        if paired(a, b, q, t, pair_budget, st.pairs):
+            if count == out_a.shape[0]:
+                out_a = grown(out_a, 2 * count)
+                out_b = grown(out_b, 2 * count)
+                out_m = grown(out_m, 2 * count)
+            out_a[count] = a
+            out_b[count] = b
+            out_m[count] = CERTIFIED
+            count += 1
+            continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
         if K.first_to_move(a, b) == proven:
             found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
-                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps)
+                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget)
                 nodes += used
                 found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
@@ -569,7 +603,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                 for i in np.argsort(near[:n], kind="mergesort"):
                     if cs[i] != K.ONGOING:
                         continue
-                    pn, dn, used, tab = solve_one(ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps)
+                    pn, dn, used, tab = solve_one(ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget)
                     nodes += used
                     if (pn == 0) if proven else (dn == 0):
                         found = i
@@ -598,7 +632,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
 
 
 @nb.njit(cache=True)
-def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, stop_on_disproof):
+def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, stop_on_disproof, pair_budget):
     """Search the positions in turn, extracting each one's proof as soon as it is solved; stop
     after the first proven (or disproven) one when asked.
 
@@ -616,12 +650,14 @@ def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, st
     records = 0
     count = n
     for i in range(n):
-        pns[i], dns[i], work[i], tab = solve_one(keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps)
+        pns[i], dns[i], work[i], tab = solve_one(
+            keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget
+        )
         if pns[i] == 0 or dns[i] == 0:
             proven = pns[i] == 0
             before = records
             out_a, out_b, out_m, records, nodes, tab = extract_proof(
-                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records
+                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records, pair_budget
             )
             work[i] += nodes
             if owner.shape[0] < out_a.shape[0]:
@@ -636,8 +672,10 @@ def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, st
 class InnerSolver:
     """One solve's inner df-pn: its table (kept from job to job) and its stack."""
 
-    def __init__(self, game, node_budget, table_mb):
+    def __init__(self, game, node_budget, table_mb, knowledge=False):
         self.tables = game.tables
+        # pairing strategies decide positions of games without gravity (pndb.games.patterns)
+        self.pair_budget = P.PAIRING_BUDGET if knowledge and not game.gravity else 0
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
@@ -650,7 +688,7 @@ class InnerSolver:
         pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(job.budget), EPS,
-            bool(job.stop_on_proof), bool(job.stop_on_disproof),
+            bool(job.stop_on_proof), bool(job.stop_on_disproof), self.pair_budget,
         )  # fmt: skip
         self.nodes += int(work[:count].sum())
         proofs = ProofRecords(

@@ -149,7 +149,7 @@ def proof_problem(view, key, proof):
         if move not in legal:
             return f"proof record {key.hex()}: move {move} is not legal there"
         child = game.play(pos, move)
-        if decided_good(game.status(child, early=True), fact):
+        if decided_good(game.status(child, early=True), fact) or certified(view, game.key(child), fact):
             continue
         if game.status(child) != Status.ONGOING:
             return f"proof record {key.hex()}: move {move} ends the game the wrong way"

@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pndb.inner import InnerJob
-from pndb.values import EVALUATED, Fact, Node, Status, combine
+from pndb.inner import CERTIFIED, InnerJob
+from pndb.values import EVALUATED, Fact, Node, Status, combine, good_for
 
 COUNTERS = ("checkpoints", "seconds", "expansions")
 PROGRESS_SECONDS = 2.0
@@ -162,7 +162,20 @@ class Search:
         )  # fmt: skip
         for a, b, move, q, proven in rows:
             key = a.to_bytes(8, "big") + b.to_bytes(8, "big")
-            self.cache.put_proof(key, self.cache.proof(key).with_fact(Fact(q, bool(proven)), move))
+            fact = Fact(q, bool(proven))
+            if move == CERTIFIED:  # a pairing decided it: the game finds the same one again
+                self.certify(key, fact)
+            else:
+                self.cache.put_proof(key, self.cache.proof(key).with_fact(fact, move))
+
+    def certify(self, key, fact):
+        """Store the game's certificate of ``key`` that proves ``fact``."""
+        for cert in self.game.certificates(self.game.position(key)):
+            v = self.game.certificate_value(cert)
+            if good_for(v.lo, v.hi, fact):
+                self.cache.add_certificate(key, cert)
+                return
+        raise RuntimeError(f"no certificate for {key.hex()} although the inner search found one")
 
     def update(self, start):
         """Push the change at ``start`` to every ancestor, in the game's topological order."""
