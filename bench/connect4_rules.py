@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import reference as ref  # tests/reference.py: rules and minimax without pndb
 
 from pndb.games import connect4_rules as cr
-from pndb.games.spec import load_game
+from pndb.games import load_game
 
 AGREES = {
     cr.FIRST_WINS: lambda v: v == 1,

@@ -11,7 +11,7 @@ import reference as ref
 
 from pndb.games import connect4_rules as cr
 from pndb.games.connect4_rules import Certificate, Instance, Rule
-from pndb.games.spec import load_game
+from pndb.games import load_game
 
 BASIC = frozenset({Rule.CLAIMEVEN, Rule.BASEINVERSE, Rule.VERTICAL})
 DERIVED = [Rule.AFTEREVEN, Rule.LOWINVERSE, Rule.HIGHINVERSE, Rule.BASECLAIM, Rule.BEFORE]
