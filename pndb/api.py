@@ -64,7 +64,7 @@ def as_game(game):
     return load_game(game) if isinstance(game, str) else game
 
 
-def make_search(store, game, inner_nodes, inner_mb, memory_mb):
+def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True):
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
     process already holds (its code and the game's tables) and some slack."""
@@ -82,8 +82,8 @@ def make_search(store, game, inner_nodes, inner_mb, memory_mb):
             f"a memory budget of {memory_mb} MB is too small here: this solve needs at least {need} MB"
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
-    inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=True) if inner_nodes else None
-    return Search(cache, game, inner=inner)
+    inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=knowledge) if inner_nodes else None
+    return Search(cache, game, inner=inner, knowledge=knowledge)
 
 
 def solve(
@@ -96,12 +96,14 @@ def solve(
     inner_nodes=DEFAULT_INNER_NODES,
     inner_mb=None,
     memory_mb=DEFAULT_MEMORY_MB,
+    knowledge=True,
     should_stop=None,
     on_progress=None,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
     ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
-    anonymous memory (the inner table included). ``should_stop()`` is polled between steps;
+    anonymous memory (the inner table included); with ``knowledge``, positions the game's
+    certificates decide are not searched. ``should_stop()`` is polled between steps;
     ``on_progress`` gets a search.Progress every few seconds."""
     g = as_game(game)
     pos, cells = g.parse_moves(moves)
@@ -111,7 +113,7 @@ def solve(
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
-        search = make_search(store, g, inner_nodes, inner_mb, memory_mb)
+        search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge)
         try:
             outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
         finally:
@@ -136,7 +138,7 @@ def best_moves(store, game, pos, value):
 
 def solve_positions(
     game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
-    inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, should_stop=None,
+    inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, knowledge=True, should_stop=None,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
     without ``db``); yields a PositionResult each. The limits apply to each position."""
@@ -144,7 +146,7 @@ def solve_positions(
     roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         with open_for_game(db or os.path.join(tmp, "positions.lmdb"), g, writer=True) as store:
-            search = make_search(store, g, inner_nodes, inner_mb, memory_mb)
+            search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge)
             limits = Limits(max_seconds, max_nodes, target)
             try:
                 for text, root in roots:

@@ -243,9 +243,26 @@ def stop_on_signals():
     type=click.Path(exists=True, dir_okay=False),
     help="Solve every start position of this file (a move string per line) and print a line each.",
 )
+@click.option(
+    "--knowledge/--no-knowledge",
+    default=True,
+    show_default=True,
+    help="Decide positions by game knowledge with certificates (pairings, Allis' rules) where it can.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def solve(
-    game, db, moves, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, positions, quiet
+    game,
+    db,
+    moves,
+    max_seconds,
+    max_nodes,
+    target,
+    inner_nodes,
+    inner_mb,
+    memory_mb,
+    knowledge,
+    positions,
+    quiet,
 ):
     """Solve GAME (from the position after --moves) with proof-number search.
 
@@ -265,7 +282,7 @@ def solve(
     g = load_game(game)
     options = dict(
         max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
-        inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb,
+        inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
     )  # fmt: skip
     if positions:
         solve_positions(g, positions, db, options)
