@@ -54,6 +54,8 @@ EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
 DECIDED_AGAINST_MOVER = -2  # expand(): a pairing of the other player decides the question
 CERTIFIED = -1  # a proof record's move: a pairing decides this position
+PAIRING_TRIAL = 20_000  # pairing searches before the search judges whether they pay
+PAIRING_RARE = 100  # ... they pay when at least one in this many finds a pairing
 
 
 class InnerJob(NamedTuple):
@@ -123,6 +125,7 @@ class Stack(NamedTuple):
     pn: np.ndarray
     dn: np.ndarray
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
+    pair_stats: np.ndarray  # int64[2]: pairing searches made, pairings found
 
 
 def new_table(megabytes):
@@ -153,7 +156,7 @@ def new_stack(nsym):
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
-        pairs=ints(P.MAX_PAIRS, 2),
+        pairs=ints(P.MAX_PAIRS, 2), pair_stats=ints(2),
     )  # fmt: skip
 
 
@@ -297,14 +300,19 @@ def add(x, y):
 
 
 @nb.njit(cache=True, inline="always")
-def paired(a, b, q, t, pair_budget, pairs):
+def paired(a, b, q, t, pair_budget, pairs, stats):
     """True when a pairing decides question q at (a, b): for q0 a pairing of the second player
     (the first never completes a pattern: disproven), for q1 one of the first player (the
-    second never does: proven). ``pair_budget`` 0: no pairing searches."""
+    second never does: proven). ``pair_budget`` 0: no pairing searches. ``stats`` counts the
+    searches and the pairings found."""
     if pair_budget == 0:
         return False
     defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-    return P.find_pairing(a, b, t, defender, pair_budget, pairs) != P.NO_PAIRING
+    stats[0] += 1
+    if P.find_pairing(a, b, t, defender, pair_budget, pairs) == P.NO_PAIRING:
+        return False
+    stats[1] += 1
+    return True
 
 
 @nb.njit(cache=True)
@@ -321,7 +329,7 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     own_threats = K.threat_cells(mine, theirs, t.win_masks)
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
-    if paired(a, b, q, t, pair_budget, st.pairs):
+    if paired(a, b, q, t, pair_budget, st.pairs, st.pair_stats):
         return DECIDED_FOR_MOVER if (q == 1) == first else DECIDED_AGAINST_MOVER
     opponent_threats = K.threat_cells(theirs, mine, t.win_masks)
     cap = t.disc_cap[0]
@@ -579,7 +587,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        if paired(a, b, q, t, pair_budget, st.pairs):
+        if paired(a, b, q, t, pair_budget, st.pairs, st.pair_stats):
             if count == out_a.shape[0]:
                 out_a = grown(out_a, 2 * count)
                 out_b = grown(out_b, 2 * count)
@@ -632,7 +640,9 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
 
 
 @nb.njit(cache=True)
-def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, stop_on_disproof, pair_budget):
+def run_job(
+    keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, stop_on_disproof, pair_budget, proof_pair_budget
+):
     """Search the positions in turn, extracting each one's proof as soon as it is solved; stop
     after the first proven (or disproven) one when asked.
 
@@ -653,11 +663,14 @@ def run_job(keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, st
         pns[i], dns[i], work[i], tab = solve_one(
             keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget
         )
+        # proofs are read with pairings whenever the search may have used them (in this job or
+        # an earlier one whose table entries it reads)
         if pns[i] == 0 or dns[i] == 0:
             proven = pns[i] == 0
             before = records
             out_a, out_b, out_m, records, nodes, tab = extract_proof(
-                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records, pair_budget
+                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records,
+                proof_pair_budget,
             )
             work[i] += nodes
             if owner.shape[0] < out_a.shape[0]:
@@ -676,6 +689,8 @@ class InnerSolver:
         self.tables = game.tables
         # pairing strategies decide positions of games without gravity (pndb.games.patterns)
         self.pair_budget = P.PAIRING_BUDGET if knowledge and not game.gravity else 0
+        self.pairing_on = [self.pair_budget > 0] * 2  # per question: the search still tries them
+        self.pair_stats = np.zeros((2, 2), np.int64)  # per question: searches, pairings found
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
@@ -688,14 +703,26 @@ class InnerSolver:
         pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(job.budget), EPS,
-            bool(job.stop_on_proof), bool(job.stop_on_disproof), self.pair_budget,
+            bool(job.stop_on_proof), bool(job.stop_on_disproof),
+            self.pair_budget if self.pairing_on[q] else 0, self.pair_budget,
         )  # fmt: skip
+        self.count_pairings(q)
         self.nodes += int(work[:count].sum())
         proofs = ProofRecords(
             key_a=pa[:records], key_b=pb[:records], move=pm[:records],
             question=np.full(records, q, np.int64), proven=owner[:records],
         )  # fmt: skip
         return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs)
+
+    def count_pairings(self, q):
+        """Stop trying pairings in the search for question q once they have shown they rarely
+        decide anything here (fewer than one in PAIRING_RARE of PAIRING_TRIAL searches): where
+        they do not help (Qango 6, a first-player win) they would cost most of the time."""
+        self.pair_stats[q] += self.stack.pair_stats
+        self.stack.pair_stats[:] = 0
+        tried, found = self.pair_stats[q]
+        if self.pairing_on[q] and tried >= PAIRING_TRIAL and found * PAIRING_RARE < tried:
+            self.pairing_on[q] = False
 
     def memory(self):
         """The table's bytes: in use, backed by the OS so far (estimated), allocated."""
