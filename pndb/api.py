@@ -27,6 +27,7 @@ DEFAULT_INNER_NODES = 10_000
 DEFAULT_INNER_MB = 256
 DEFAULT_MEMORY_MB = 1024
 SLACK_MB = 48  # a checkpoint's write buffers, the update heap, Python's own garbage
+BASE_MB = 128  # the most of a host process's memory that counts as pndb's code and tables
 MIN_CACHE_MB = 8
 
 
@@ -74,7 +75,9 @@ def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True):
     if inner_mb is None:
         inner_mb = min(DEFAULT_INNER_MB, memory_mb // 4)
     inner_mb = inner_mb if inner_nodes else 0
-    base_mb = anonymous_memory_bytes() / 2**20
+    # what the process holds already: pndb's code and the game (tens of MB in a process of its
+    # own); in a larger program only pndb's usual share counts against the budget
+    base_mb = min(anonymous_memory_bytes() / 2**20, BASE_MB)
     cache_mb = memory_mb - base_mb - inner_mb - SLACK_MB
     if cache_mb < MIN_CACHE_MB:
         need = int(base_mb + inner_mb + SLACK_MB + MIN_CACHE_MB) + 1

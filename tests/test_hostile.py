@@ -124,9 +124,10 @@ def split_raw(raw):
 
 @pytest.fixture(scope="module")
 def ttt_book(tmp_path_factory):
-    """The tic-tac-toe book, solved and exported by pndb: the seed of mutated books."""
+    """The tic-tac-toe book, solved and exported by pndb: the seed of mutated books (made
+    without knowledge, so that it is of format version 1: version 2 books are built below)."""
     d = tmp_path_factory.mktemp("ttt")
-    solved = run("solve", "tictactoe", "--db", d / "t.lmdb", "-q")
+    solved = run("solve", "tictactoe", "--db", d / "t.lmdb", "-q", "--no-knowledge")
     assert solved.exit_code == 0, solved.output
     exported = run("export", d / "t.lmdb", "-o", d / "t.pnbook")
     assert exported.exit_code == 0, exported.output
