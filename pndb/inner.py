@@ -54,6 +54,7 @@ EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
 DECIDED_AGAINST_MOVER = -2  # expand(): a pairing of the other player decides the question
 CERTIFIED = -1  # a proof record's move: a pairing decides this position
+SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
 PAIRING_TRIAL = 20_000  # pairing searches before the search judges whether they pay
 PAIRING_RARE = 100  # ... they pay when at least one in this many finds a pairing
 
@@ -682,6 +683,24 @@ def run_job(
     return pns, dns, work, count, out_a, out_b, out_m, owner, records, tab
 
 
+def merged(parts):
+    """One InnerResult from the slices of a sliced job: (position index, slice result) in
+    order; a position's numbers are its last slice's, its work and proofs the sum of all."""
+    last = {}
+    work = {}
+    for i, part in parts:
+        last[i] = part
+        work[i] = work.get(i, 0) + int(part.work[0])
+    order = sorted(last)
+    proofs = [part.proofs for _, part in parts]
+    return InnerResult(
+        pn=np.array([int(last[i].pn[0]) for i in order], np.int64),
+        dn=np.array([int(last[i].dn[0]) for i in order], np.int64),
+        work=np.array([work[i] for i in order], np.int64),
+        proofs=ProofRecords(*(np.concatenate([getattr(p, f) for p in proofs]) for f in ProofRecords._fields)),
+    )
+
+
 class InnerSolver:
     """One solve's inner df-pn: its table (kept from job to job) and its stack."""
 
@@ -697,12 +716,38 @@ class InnerSolver:
         self.stack = new_stack(self.steps.sym_bit.shape[1])
         self.nodes = 0
 
-    def run(self, job):
-        """Search a job's positions; an :class:`InnerResult` with the proofs of those solved."""
+    def run(self, job, should_stop=None):
+        """Search a job's positions; an :class:`InnerResult` with the proofs of those solved.
+
+        A budget larger than SLICE is spent one position at a time in slices of SLICE nodes
+        (df-pn resumes from its table), asking ``should_stop()`` between slices: Ctrl-C then
+        waits a fraction of a second, not for the whole budget. The result then covers the
+        positions searched before the stop (a prefix, as when stopping at a proof)."""
+        if should_stop is None or job.budget <= SLICE:
+            return self.run_slice(job, job.budget)
+        parts = []
+        for i in range(len(job.keys_a)):
+            one = job._replace(keys_a=job.keys_a[i : i + 1], keys_b=job.keys_b[i : i + 1])
+            spent = 0
+            while True:
+                part = self.run_slice(one, min(SLICE, job.budget - spent))
+                parts.append((i, part))
+                spent += int(part.work[0])
+                solved = part.pn[0] == 0 or part.dn[0] == 0
+                if solved or spent >= job.budget or should_stop():
+                    break
+            if should_stop() or (job.stop_on_proof and part.pn[0] == 0):
+                break
+            if job.stop_on_disproof and part.dn[0] == 0:
+                break
+        return merged(parts)
+
+    def run_slice(self, job, budget):
+        """One call of the numba job with ``budget`` nodes per position."""
         q = int(job.question)
         pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
-            self.tables, self.steps, self.table, self.stack, int(job.budget), EPS,
+            self.tables, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
             self.pair_budget if self.pairing_on[q] else 0, self.pair_budget,
         )  # fmt: skip

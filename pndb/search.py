@@ -68,6 +68,7 @@ class Search:
     game: object
     inner: object = None  # an InnerSolver that evaluates new leaves, or None
     knowledge: bool = True  # decide new leaves by the game's certificates where it can
+    should_stop: object = None  # during solve(): the caller's should_stop, for long inner jobs
     checkpoint_seconds: float = 1.0
     expansions: int = 0  # over the life of this object (one Search may serve many solves)
 
@@ -141,7 +142,7 @@ class Search:
             stop_on_proof=stop_on_proof,
             stop_on_disproof=stop_on_disproof,
         )
-        result = self.inner.run(job)
+        result = self.inner.run(job, self.should_stop)
         for key, pn, dn, work in zip(keys, result.pn.tolist(), result.dn.tolist(), result.work.tolist()):
             rec = self.cache.get(key)
             lo, hi = rec.lo, rec.hi
@@ -231,6 +232,7 @@ class Search:
                 "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
             }
 
+        self.should_stop = should_stop
         self.ensure_root(root)
         while True:
             rec = self.cache.get(root)

@@ -249,3 +249,31 @@ def test_ctrl_c_while_loading_is_not_a_traceback():
     out, err = proc.communicate(timeout=120)
     assert "Traceback" not in err
     assert proc.returncode in (0, 130), (proc.returncode, err)
+
+
+def test_ctrl_c_does_not_wait_for_a_large_inner_search(tmp_path):
+    """With a huge --inner-nodes, Ctrl-C stops the inner search between slices of its budget:
+    the solve exits 130 with a consistent DB, and the root's recorded work is far below the
+    budget it would otherwise have spent first."""
+    import signal
+    import time
+
+    from pndb.store import open_existing
+
+    db = tmp_path / "db"
+    budget = 50_000_000
+    cmd = [PNDB, "solve", "connect4", "--inner-nodes", str(budget), "--db", str(db), "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (db / "data.mdb").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(1.0)  # into the root's inner search (any moment will do: the point is the work)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert "Traceback" not in err
+    assert run_process("check", db).returncode == 0
+    store, *_ = open_existing(db)
+    with store, store.view() as view:
+        work = view.node(bytes(16)).work
+    assert work < budget // 2, f"the root's inner search spent {work} of {budget} nodes before stopping"
