@@ -520,6 +520,19 @@ def grown(x, size):
 
 
 @nb.njit(cache=True)
+def appended(out_a, out_b, out_m, count, a, b, move):
+    """Append the proof record (a, b, move) to the output arrays, growing them when full."""
+    if count == out_a.shape[0]:
+        out_a = grown(out_a, 2 * count)
+        out_b = grown(out_b, 2 * count)
+        out_m = grown(out_m, 2 * count)
+    out_a[count] = a
+    out_b[count] = b
+    out_m[count] = move
+    return out_a, out_b, out_m, count + 1
+
+
+@nb.njit(cache=True)
 def set_insert(seen, a, b):
     """Add (a, b) to an open-addressing set of pairs (EMPTY marks free slots; seen[0, 0] counts
     the entries, slot 0 holds no pair); False when it was there already."""
@@ -589,14 +602,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         if known:
             continue
         if paired(a, b, q, t, pair_budget, st.pairs, st.pair_stats):
-            if count == out_a.shape[0]:
-                out_a = grown(out_a, 2 * count)
-                out_b = grown(out_b, 2 * count)
-                out_m = grown(out_m, 2 * count)
-            out_a[count] = a
-            out_b[count] = b
-            out_m[count] = CERTIFIED
-            count += 1
+            out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
             continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
         if K.first_to_move(a, b) == proven:
@@ -619,14 +625,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                         break
             if found < 0:
                 raise RuntimeError("inner proof extraction: a position taken as solved is not")
-            if count == out_a.shape[0]:
-                out_a = grown(out_a, 2 * count)
-                out_b = grown(out_b, 2 * count)
-                out_m = grown(out_m, 2 * count)
-            out_a[count] = a
-            out_b[count] = b
-            out_m[count] = moves[found]
-            count += 1
+            out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, moves[found])
             if not K.FIRST_WON <= cs[found] <= K.DRAW:  # not over yet
                 stack_a[sp] = ca[found]
                 stack_b[sp] = cb[found]

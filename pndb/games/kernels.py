@@ -11,13 +11,16 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-ONGOING = 0
-FIRST_WON = 1
-SECOND_WON = 2
-DRAW = 3
+from pndb.values import Status
+
+# the codes of values.Status as plain ints, which numba compiles in as constants
+ONGOING = int(Status.ONGOING)
+FIRST_WON = int(Status.FIRST_WON)
+SECOND_WON = int(Status.SECOND_WON)
+DRAW = int(Status.DRAW)
 # ongoing, but the player to move completes a pattern with the next stone: decided one ply early
-FIRST_WINS_NEXT = 4
-SECOND_WINS_NEXT = 5
+FIRST_WINS_NEXT = int(Status.FIRST_WINS_NEXT)
+SECOND_WINS_NEXT = int(Status.SECOND_WINS_NEXT)
 # status -> outcome (second-wins 0 < draw 1 < first-wins 2) of a decided status
 OUTCOME = np.array([-1, 2, 0, 1, 2, 0], np.int64)
 
