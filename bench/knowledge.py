@@ -24,7 +24,9 @@ TOOLS = Path(__file__).resolve().parent.parent / "tools"
 
 def verified(db, book):
     """The verifier's verdict line on the book of a solved database."""
-    export = subprocess.run(pndb_command() + ["export", str(db), "-o", str(book)], capture_output=True, text=True)
+    export = subprocess.run(
+        pndb_command() + ["export", str(db), "-o", str(book)], capture_output=True, text=True
+    )
     if export.returncode != 0:
         return "export failed: " + export.stderr.strip()
     check = subprocess.run(

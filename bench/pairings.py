@@ -81,7 +81,8 @@ def report(spec, games, budget, stages):
     seconds = time.perf_counter() - start
     rate = 2 * len(ka) / seconds
     print(
-        f"\n{spec}: {len(ka)} positions, {2 * len(ka)} calls in {seconds:.2f} s = {rate:,.0f} calls/s, budget {budget}"
+        f"\n{spec}: {len(ka)} positions, {2 * len(ka)} calls in {seconds:.2f} s = {rate:,.0f} calls/s, "
+        f"budget {budget}"
     )
     print(f"  {'stones':>9} {'positions':>9} {'second defends':>15} {'first defends':>14}")
     count = np.array([K.popcount(a | b) for a, b in zip(ka, kb)])

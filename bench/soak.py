@@ -119,7 +119,8 @@ def summarise(rows, budget, output):
     print(f"expansions: {rows[-1][3]}")
     r0, r1 = sum(start) / len(start), sum(end) / len(end)
     print(
-        f"rate: {r0:.0f} expansions/s over the first tenth, {r1:.0f} over the last ({r1 / max(r0, 1e-9):.2f}x)"
+        f"rate: {r0:.0f} expansions/s over the first tenth, {r1:.0f} over the last "
+        f"({r1 / max(r0, 1e-9):.2f}x)"
     )
     print("solve said:", " | ".join(output.strip().splitlines()[-2:]))
 

@@ -17,15 +17,13 @@ import time
 from contextlib import contextmanager
 from typing import NamedTuple
 
+from pndb.defaults import DEFAULT_CHECKPOINT_SECONDS, DEFAULT_INNER_MB, DEFAULT_INNER_NODES, DEFAULT_MEMORY_MB
 from pndb.games import GameError, load_game
 from pndb.integrity import check_root
 from pndb.search import Limits, Search
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
 
-DEFAULT_INNER_NODES = 10_000
-DEFAULT_INNER_MB = 256
-DEFAULT_MEMORY_MB = 1024
 SLACK_MB = 48  # a checkpoint's write buffers, the update heap, Python's own garbage
 BASE_MB = 128  # the most of a host process's memory that counts as pndb's code and tables
 MIN_CACHE_MB = 8
@@ -65,7 +63,7 @@ def as_game(game):
     return load_game(game) if isinstance(game, str) else game
 
 
-def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True):
+def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, checkpoint_seconds=1.0):
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
     process already holds (its code and the game's tables) and some slack."""
@@ -86,7 +84,7 @@ def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True):
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
     inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=knowledge) if inner_nodes else None
-    return Search(cache, game, inner=inner, knowledge=knowledge)
+    return Search(cache, game, inner=inner, knowledge=knowledge, checkpoint_seconds=checkpoint_seconds)
 
 
 def solve(
@@ -100,13 +98,15 @@ def solve(
     inner_mb=None,
     memory_mb=DEFAULT_MEMORY_MB,
     knowledge=True,
+    checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS,
     should_stop=None,
     on_progress=None,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
     ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
     anonymous memory (the inner table included); with ``knowledge``, positions the game's
-    certificates decide are not searched. ``should_stop()`` is polled between steps;
+    certificates decide are not searched. The search commits its work every
+    ``checkpoint_seconds``: a crash loses at most that much. ``should_stop()`` is polled between steps;
     ``on_progress`` gets a search.Progress every few seconds."""
     g = as_game(game)
     pos, cells = g.parse_moves(moves)
@@ -116,7 +116,7 @@ def solve(
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
-        search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge)
+        search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds)
         try:
             outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
         finally:
@@ -141,7 +141,8 @@ def best_moves(store, game, pos, value):
 
 def solve_positions(
     game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
-    inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, knowledge=True, should_stop=None,
+    inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, knowledge=True,
+    checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS, should_stop=None,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
     without ``db``); yields a PositionResult each. The limits apply to each position."""
@@ -149,7 +150,7 @@ def solve_positions(
     roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         with open_for_game(db or os.path.join(tmp, "positions.lmdb"), g, writer=True) as store:
-            search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge)
+            search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds)
             limits = Limits(max_seconds, max_nodes, target)
             try:
                 for text, root in roots:

@@ -15,9 +15,8 @@ from contextlib import contextmanager
 import click
 
 from pndb import __version__
+from pndb.defaults import DEFAULT_CHECKPOINT_SECONDS, DEFAULT_INNER_MB, DEFAULT_INNER_NODES, DEFAULT_MEMORY_MB
 
-DEFAULT_INNER_NODES = 10_000
-DEFAULT_MEMORY_MB = 1024
 MAX_INNER_NODES = 1 << 40
 MAX_ERROR_CHARS = 300
 
@@ -34,18 +33,22 @@ def fail(message, code=2):
     sys.exit(code)
 
 
-class Limit(click.ParamType):
-    """A limit: a finite number >= 0 (0 means none)."""
+class FiniteNumber(click.ParamType):
+    """A finite number from ``low`` to ``high`` (click's FloatRange lets nan through)."""
 
     name = "number"
+
+    def __init__(self, low=0.0, high=math.inf):
+        self.low, self.high = low, high
 
     def convert(self, value, param, ctx):
         try:
             number = float(value)
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(number) or number < 0:
-            self.fail(f"{value!r} must be a finite number >= 0", param, ctx)
+        if not (math.isfinite(number) and self.low <= number <= self.high):
+            upper = f" and <= {self.high:g}" if math.isfinite(self.high) else ""
+            self.fail(f"{value!r} must be a finite number >= {self.low:g}{upper}", param, ctx)
         return number
 
 
@@ -206,7 +209,9 @@ def stop_on_signals():
 @click.argument("game")
 @click.option("--db", type=click.Path(file_okay=False), help="Database directory (default: db/<game>.lmdb).")
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
-@click.option("--max-seconds", type=Limit(), default=0.0, help="Stop after this many seconds (resumable).")
+@click.option(
+    "--max-seconds", type=FiniteNumber(), default=0.0, help="Stop after this many seconds (resumable)."
+)
 @click.option(
     "--max-nodes", type=click.IntRange(min=0), default=0, help="Stop after this many expansions (resumable)."
 )
@@ -227,7 +232,7 @@ def stop_on_signals():
     "--inner-mb",
     type=click.IntRange(min=1, max=physical_mb()),
     help="Memory of the inner solver's transposition table, in MB [default: a quarter of --memory, "
-    "at most 256].",
+    f"at most {DEFAULT_INNER_MB}].",
 )
 @click.option(
     "--memory",
@@ -249,6 +254,13 @@ def stop_on_signals():
     show_default=True,
     help="Decide positions by game knowledge with certificates (pairings, Allis' rules) where it can.",
 )
+@click.option(
+    "--checkpoint-seconds",
+    type=FiniteNumber(0.01, 3600),
+    default=DEFAULT_CHECKPOINT_SECONDS,
+    show_default=True,
+    help="Commit the search's work to the database this often; a crash loses at most this much.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def solve(
     game,
@@ -261,14 +273,15 @@ def solve(
     inner_mb,
     memory_mb,
     knowledge,
+    checkpoint_seconds,
     positions,
     quiet,
 ):
     """Solve GAME (from the position after --moves) with proof-number search.
 
     The search DAG is kept in an LMDB database; stopping (a limit, Ctrl-C, a kill) loses at most
-    the last second of work, and the same command resumes. Exit 0: solved; 3: stopped by a
-    limit; 130: interrupted.
+    the work since the last checkpoint (a second), and the same command resumes. Exit 0: solved;
+    3: stopped by a limit; 130: interrupted.
 
     With --positions FILE every position of FILE is solved in one process, sharing one database
     (a temporary one without --db); each prints: moves, value, nodes searched, microseconds.
@@ -283,6 +296,7 @@ def solve(
     options = dict(
         max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
         inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
+        checkpoint_seconds=checkpoint_seconds,
     )  # fmt: skip
     if positions:
         solve_positions(g, positions, db, options)

@@ -186,7 +186,6 @@ def prefetch(typingctx, rows, index):
     return sig, codegen
 
 
-
 @nb.njit(cache=True, inline="always")
 def home_block(ka, kb, mask):
     h = ka * np.uint64(0x9E3779B97F4A7C15)
@@ -618,7 +617,9 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                 for i in np.argsort(near[:n], kind="mergesort"):
                     if cs[i] != K.ONGOING:
                         continue
-                    pn, dn, used, tab = solve_one(ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget)
+                    pn, dn, used, tab = solve_one(
+                        ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget
+                    )
                     nodes += used
                     if (pn == 0) if proven else (dn == 0):
                         found = i
@@ -641,7 +642,19 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
 
 @nb.njit(cache=True)
 def run_job(
-    keys_a, keys_b, q, t, steps, tab, st, budget, eps, stop_on_proof, stop_on_disproof, pair_budget, proof_pair_budget
+    keys_a,
+    keys_b,
+    q,
+    t,
+    steps,
+    tab,
+    st,
+    budget,
+    eps,
+    stop_on_proof,
+    stop_on_disproof,
+    pair_budget,
+    proof_pair_budget,
 ):
     """Search the positions in turn, extracting each one's proof as soon as it is solved; stop
     after the first proven (or disproven) one when asked.
@@ -669,7 +682,19 @@ def run_job(
             proven = pns[i] == 0
             before = records
             out_a, out_b, out_m, records, nodes, tab = extract_proof(
-                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, records,
+                keys_a[i],
+                keys_b[i],
+                q,
+                proven,
+                t,
+                steps,
+                tab,
+                st,
+                eps,
+                out_a,
+                out_b,
+                out_m,
+                records,
                 proof_pair_budget,
             )
             work[i] += nodes

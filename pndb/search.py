@@ -94,6 +94,7 @@ class Search:
                 lo, hi = max(lo, v.lo), min(hi, v.hi)
                 self.cache.add_certificate(key, cert)
         return Node.leaf(lo, hi)
+
     # ------------------------------------------------------------ the steps
 
     def select(self, root, q):

@@ -388,8 +388,14 @@ def test_show_qango6_book(books):
 
 @pytest.mark.parametrize(
     "spec, moves",
-    [("tictactoe", ""), ("tictactoe", "b2"), ("tictactoe", "a1"), ("tictactoe", "b2 a1"),
-     ("connect4:4x4", ""), ("connect4:4x4", "23")],
+    [
+        ("tictactoe", ""),
+        ("tictactoe", "b2"),
+        ("tictactoe", "a1"),
+        ("tictactoe", "b2 a1"),
+        ("connect4:4x4", ""),
+        ("connect4:4x4", "23"),
+    ],
 )
 def test_show_values_never_contradict_minimax(books, spec, moves):
     game = load_game(spec)
@@ -433,8 +439,10 @@ def test_play_qango6_book_as_second(books):
     assert "book plays" in proc.stdout
 
 
-@pytest.mark.parametrize("side, allowed", [("first", {"a draw", "the second player has won"}),
-                                           ("second", {"a draw", "the first player has won"})])
+@pytest.mark.parametrize(
+    "side, allowed",
+    [("first", {"a draw", "the second player has won"}), ("second", {"a draw", "the first player has won"})],
+)
 def test_play_tictactoe_book_never_loses(books, side, allowed):
     proc = run("play", books["tictactoe"], "--as", side, stdin=every_cell_lines("tictactoe", 12))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr

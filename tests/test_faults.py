@@ -197,6 +197,8 @@ def test_solve_refuses_a_tampered_root(tmp_path):
         (["solve", "tictactoe", "--db", "DB", "--max-nodes", "-1"], ["--max-nodes"]),
         (["solve", "tictactoe", "--db", "DB", "--inner-nodes", str(10**20)], ["--inner-nodes"]),
         (["solve", "tictactoe", "--db", "DB", "--inner-mb", str(10**8)], ["--inner-mb"]),
+        (["solve", "tictactoe", "--db", "DB", "--checkpoint-seconds", "nan"], ["--checkpoint-seconds"]),
+        (["solve", "tictactoe", "--db", "DB", "--checkpoint-seconds", "0"], ["--checkpoint-seconds"]),
         (["solve", "tictactoe", "--db", "DB", "--bogus"], ["--bogus"]),
         (["solve", "--db", "DB"], ["game"]),
         (["frobnicate"], ["frobnicate"]),

@@ -331,7 +331,10 @@ def test_v2_book_reads_with_its_certificates(ttt_book, tmp_path):
     book = read_book(path)
     assert book.header["format_version"] == 2
     assert len(book.records) == len(records)
-    key = lambda a, b: a.to_bytes(8, "big") + b.to_bytes(8, "big")
+
+    def key(a, b):
+        return a.to_bytes(8, "big") + b.to_bytes(8, "big")
+
     assert {k: [(c.kind, c.payload) for c in cs] for k, cs in book.certificates.items()} == {
         key(a, b): [(kind, payload)] for (a, b), kind, payload in certs
     }

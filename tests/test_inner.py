@@ -558,8 +558,17 @@ def test_solve_positions_limits_apply_to_each_position(tmp_path):
     only the first one."""
     texts = ["33", "22", "23", "44", "12"]  # early connect4:5x4 positions: thousands of expansions each
     (tmp_path / "positions.txt").write_text("\n".join(texts) + "\n")
-    proc = cli("solve", "connect4:5x4", "--positions", tmp_path / "positions.txt", "--inner-nodes", "0",
-               "--max-nodes", "150", "-q")
+    proc = cli(
+        "solve",
+        "connect4:5x4",
+        "--positions",
+        tmp_path / "positions.txt",
+        "--inner-nodes",
+        "0",
+        "--max-nodes",
+        "150",
+        "-q",
+    )
     assert proc.returncode == 3, proc.stdout + proc.stderr  # stopped by the limit
     out = [line.split() for line in proc.stdout.splitlines() if line.strip()]
     assert [f[0] for f in out] == texts

@@ -26,7 +26,18 @@ def stored_nodes(db):
 def test_a_small_budget_is_honoured(tmp_path):
     db = tmp_path / "db"
     budget = 140
-    cmd = [PNDB, "solve", "connect4", "--inner-nodes", "0", "--memory", str(budget), "--db", str(db), "--quiet"]
+    cmd = [
+        PNDB,
+        "solve",
+        "connect4",
+        "--inner-nodes",
+        "0",
+        "--memory",
+        str(budget),
+        "--db",
+        str(db),
+        "--quiet",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     samples = []
     # twice what the node cache may hold beside the process's code and the slack

@@ -539,6 +539,7 @@ def test_pairing_speed_and_rate():
         hits = sum(P.pairing(game, a, b, d).found for a, b in positions for d in (1, 2))
         rate = 2 * len(positions) / (time.perf_counter() - start)
         print(
-            f"{spec}: {hits} pairings in {2 * len(positions)} searches, {rate:.0f} searches/s (Python wrapper)"
+            f"{spec}: {hits} pairings in {2 * len(positions)} searches, {rate:.0f} searches/s "
+            "(Python wrapper)"
         )
         assert hits > 0

@@ -66,6 +66,7 @@ def run(path):
 # Honest books verify
 # --------------------------------------------------------------------------------------------
 
+
 def test_reference_values(ttt, m433, c4):
     """The independent minimax agrees with games.md, and fixes the value of mnk:4,3,3."""
     assert ttt.value == DRAW
@@ -92,8 +93,7 @@ def test_book_from_a_start_position(tmp_path):
     p = write(tmp_path, "b.pnbook", s.bytes())
     assert run(p).exit_code == 0
     # start bitboards that are not the position after the moves
-    p = write(tmp_path, "c.pnbook",
-              s.bytes(header_patch=lambda h: h["start"].update(second=2)))
+    p = write(tmp_path, "c.pnbook", s.bytes(header_patch=lambda h: h["start"].update(second=2)))
     rep = run(p)
     assert rep.exit_code == 2 and "start" in rep.message
 
@@ -108,7 +108,7 @@ def test_custom_game_with_first_move_restriction(tmp_path):
     rep = run(p)
     assert rep.exit_code == 0, rep.message
     # a book whose first move is the forbidden centre
-    (key, (m, v)), = [(k, r) for k, r in s.recs.items() if k == (0, 0)]
+    ((key, (m, v)),) = [(k, r) for k, r in s.recs.items() if k == (0, 0)]
     recs = dict(s.recs)
     recs[key] = (4, v)
     rep = run(write(tmp_path, "nc2.pnbook", s.bytes(recs)))
@@ -130,11 +130,14 @@ def test_second_player_win_book(tmp_path):
 # Holes
 # --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("which", ["ttt", "m433", "c4"])
 def test_removed_record_is_reported_as_a_line(which, request, tmp_path):
     s = request.getfixturevalue(which)
-    deep = sorted((k for k in s.recs if bin(k[0] | k[1]).count("1") >= 2),
-                  key=lambda k: (bin(k[0] | k[1]).count("1"), k))
+    deep = sorted(
+        (k for k in s.recs if bin(k[0] | k[1]).count("1") >= 2),
+        key=lambda k: (bin(k[0] | k[1]).count("1"), k),
+    )
     key = deep[len(deep) // 2]
     recs = {k: v for k, v in s.recs.items() if k != key}
     rep = run(write(tmp_path, "hole.pnbook", s.bytes(recs)))
@@ -216,6 +219,7 @@ def test_partial_book(ttt, tmp_path):
 # Rules
 # --------------------------------------------------------------------------------------------
 
+
 def test_win_pattern_removed_or_added(ttt, tmp_path):
     def drop(h):
         h["rules"]["win_patterns"] = h["rules"]["win_patterns"][1:]
@@ -239,17 +243,21 @@ def test_redundant_superset_pattern_is_not_a_difference(ttt, tmp_path):
 
 
 def test_other_rule_changes(ttt, c4, tmp_path):
-    rep = run(write(tmp_path, "a.pnbook",
-                    ttt.bytes(header_patch=lambda h: h["rules"].update(first_move_forbidden=[4]))))
+    rep = run(
+        write(
+            tmp_path,
+            "a.pnbook",
+            ttt.bytes(header_patch=lambda h: h["rules"].update(first_move_forbidden=[4])),
+        )
+    )
     assert rep.exit_code == 1 and "first-move restriction" in rep.message
-    rep = run(write(tmp_path, "b.pnbook",
-                    ttt.bytes(header_patch=lambda h: h["rules"].update(disc_cap=6))))
+    rep = run(write(tmp_path, "b.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(disc_cap=6))))
     assert rep.exit_code == 1 and "disc cap" in rep.message
-    rep = run(write(tmp_path, "c.pnbook",
-                    c4.bytes(header_patch=lambda h: h["rules"].update(gravity=False))))
+    rep = run(write(tmp_path, "c.pnbook", c4.bytes(header_patch=lambda h: h["rules"].update(gravity=False))))
     assert rep.exit_code == 1 and "gravity" in rep.message
-    rep = run(write(tmp_path, "d.pnbook",
-                    ttt.bytes(header_patch=lambda h: h["rules"].update(cells=list(range(8))))))
+    rep = run(
+        write(tmp_path, "d.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(cells=list(range(8)))))
+    )
     assert rep.exit_code == 1 and "cells differ" in rep.message
     rep = run(write(tmp_path, "e.pnbook", ttt.bytes(header_patch=lambda h: h.update(game="qango9"))))
     assert rep.exit_code == 1 and "unknown game" in rep.message
@@ -303,8 +311,9 @@ def test_builtin_rules_from_games_md():
     assert len(verify.reference_rules("qango6:tournament").forbidden) == 16
     q7 = verify.reference_rules("qango7")
     assert q7.disc_cap == 40 and verify.reference_rules("qango7:nocap").disc_cap is None
-    half_and_diagonals = [tuple(p) for p in grid_symmetries(7, 7)
-                          if p[0] in (0, 48)]  # identity, half turn, the two diagonal mirrors
+    half_and_diagonals = [
+        tuple(p) for p in grid_symmetries(7, 7) if p[0] in (0, 48)
+    ]  # identity, half turn, the two diagonal mirrors
     q7.symmetries = half_and_diagonals
     assert len(q7.symmetries) == 4
     verify.check_symmetries(q7)
@@ -324,6 +333,7 @@ def test_builtin_rules_from_games_md():
 # --------------------------------------------------------------------------------------------
 # Damaged files
 # --------------------------------------------------------------------------------------------
+
 
 def test_truncated_files(ttt, tmp_path):
     z = compress(ttt.bytes())
@@ -364,16 +374,17 @@ def test_malformed_header_and_version(ttt, tmp_path):
     assert rep.exit_code == 2 and "format_version" in rep.message
     rep = run(write(tmp_path, "w.pnbook", ttt.bytes(header_patch=lambda h: h.update(records=3))))
     assert rep.exit_code == 2
-    rep = run(write(tmp_path, "x.pnbook",
-                    ttt.bytes(header_patch=lambda h: h["rules"].update(symmetries="auto"))))
+    rep = run(
+        write(tmp_path, "x.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(symmetries="auto")))
+    )
     assert rep.exit_code == 2 and "symmetries" in rep.message
 
 
 def test_unsorted_and_duplicate_keys(ttt, tmp_path):
     data = ttt.bytes()
     (hl,) = struct.unpack(">I", data[8:12])
-    head, body = data[:12 + hl], data[12 + hl:]
-    recs = [body[i:i + 18] for i in range(0, len(body), 18)]
+    head, body = data[: 12 + hl], data[12 + hl :]
+    recs = [body[i : i + 18] for i in range(0, len(body), 18)]
     swapped = recs[:]
     swapped[3], swapped[4] = swapped[4], swapped[3]
     rep = run(write(tmp_path, "u.pnbook", head + b"".join(swapped)))
@@ -389,8 +400,9 @@ def test_cli_exit_codes_without_traceback(ttt, tmp_path):
     junk = tmp_path / "j.pnbook"
     junk.write_bytes(b"\x00" * 50)
     for path, code in ((good, 0), (junk, 2)):
-        r = subprocess.run([sys.executable, str(TOOLS / "verify.py"), str(path), "--quiet"],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, str(TOOLS / "verify.py"), str(path), "--quiet"], capture_output=True, text=True
+        )
         assert r.returncode == code
         assert "Traceback" not in r.stderr
         assert len((r.stdout + r.stderr).strip().splitlines()) == 1
@@ -408,7 +420,8 @@ def huge_book(path, size_in_frame: bool) -> None:
     header (about 100 KB compressed); the frame states its content size or leaves it out."""
     head = verify_books.book_bytes(mnk(3, 3, 3), DRAW, {})
     cobj = zstandard.ZstdCompressor(level=1, write_checksum=True).compressobj(
-        size=len(head) + HUGE if size_in_frame else -1)
+        size=len(head) + HUGE if size_in_frame else -1
+    )
     chunk = bytes(64 << 20)
     parts = [cobj.compress(head)] + [cobj.compress(chunk) for _ in range(HUGE // len(chunk))]
     path.write_bytes(b"".join(parts) + cobj.flush())
@@ -423,14 +436,20 @@ def test_huge_content_is_refused_in_bounded_memory(tmp_path, size_in_frame):
     assert p.stat().st_size < 200_000
     # the peak resident set of this process image (VmHWM starts anew at exec; ru_maxrss would
     # count the pages of the test process it was forked from)
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); import verify; "
-              "rep = verify.verify_file(sys.argv[2]); "
-              "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
-              "print(rep.exit_code, hwm); "
-              "print(rep.message)")
-    r = subprocess.run([sys.executable, "-c", script, str(TOOLS), str(p)], capture_output=True,
-                       text=True, timeout=300,
-                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)))
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import verify; "
+        "rep = verify.verify_file(sys.argv[2]); "
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]; "
+        "print(rep.exit_code, hwm); "
+        "print(rep.message)"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script, str(TOOLS), str(p)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)),
+    )
     assert r.returncode == 0, r.stderr
     first, message = r.stdout.splitlines()
     code, max_rss_kb = map(int, first.split())
@@ -451,8 +470,12 @@ def test_frame_and_header_bounds(ttt, tmp_path):
         (z + b"junk", "corrupt book"),
         (compress(b"PNBOOK\x00\x01" + struct.pack(">I", (16 << 20) + 1) + b"{}"), "16 MiB"),
         (compress(data + b"\x00" * 18), f"the zstandard frame holds {body + 18} record bytes"),
-        (zstandard.ZstdCompressor(write_checksum=True, write_content_size=False).compress(
-            data + b"\x00" * 18), f"more than {body} record bytes"),
+        (
+            zstandard.ZstdCompressor(write_checksum=True, write_content_size=False).compress(
+                data + b"\x00" * 18
+            ),
+            f"more than {body} record bytes",
+        ),
     ]
     for raw, want in cases:
         p = tmp_path / "f.pnbook"
@@ -465,6 +488,7 @@ def test_frame_and_header_bounds(ttt, tmp_path):
 # --------------------------------------------------------------------------------------------
 # Hostile sizes of the rules data (caps of game-format.md, "Limits")
 # --------------------------------------------------------------------------------------------
+
 
 def pair_swaps(npairs: int) -> list[list[int]]:
     """Every product of swaps within the pairs (2i, 2i + 1): a group of 2 ** npairs symmetries
@@ -490,12 +514,18 @@ def test_over_the_caps_is_refused_at_once(ttt, tmp_path, what):
     """5040 listed permutations (all of 7 cells, a group, but more than 1024) and 41,664 win
     patterns (every 3 of 64 cells, more than 10,000) are refused with one line, in well under the
     time a quadratic check would take."""
+
     def patch(h):
         if what == "symmetries":
             h["rules"]["symmetries"] = [list(p) + [7, 8] for p in itertools.permutations(range(7))]
         else:
-            h["rules"].update(width=8, height=8, cells=None, symmetries=[list(range(64))],
-                              win_patterns=[list(c) for c in itertools.combinations(range(64), 3)])
+            h["rules"].update(
+                width=8,
+                height=8,
+                cells=None,
+                symmetries=[list(range(64))],
+                win_patterns=[list(c) for c in itertools.combinations(range(64), 3)],
+            )
 
     rep, secs = timed_run(write(tmp_path, "big.pnbook", ttt.bytes(header_patch=patch)))
     n, cap = (5040, 1024) if what == "symmetries" else (41664, 10000)
@@ -513,7 +543,7 @@ def test_at_the_caps_is_verified_quickly(tmp_path):
         for p in pairs:
             others = [c for c in range(20) if c not in p]
             supersets += [p + list(extra) for extra in itertools.combinations(others, k)]
-    patterns = pairs + supersets[:10000 - len(pairs)]
+    patterns = pairs + supersets[: 10000 - len(pairs)]
     g = Game("file:pairs.json", 5, 4, patterns, pair_swaps(10))
     s = Solved(g, start_cells=range(16))  # pairs 0..7 full, each with one stone of either player
     assert s.value == DRAW and len(g.symmetries) == 1024 and len(patterns) == 10000
@@ -547,6 +577,7 @@ def test_symmetry_group_generated_from_the_list():
 # --------------------------------------------------------------------------------------------
 # Format version 2: pairing certificates
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def ttt2():
@@ -617,7 +648,7 @@ def test_pair_removed_leaves_a_pattern_uncovered(which, request, tmp_path):
 
     def drop(key, d, pairs):
         for i in range(len(pairs)):
-            rest = pairs[:i] + pairs[i + 1:]
+            rest = pairs[:i] + pairs[i + 1 :]
             if verify_books.uncovered_patterns(g, *key, d, rest):
                 return verify_books.pairing_payload(d, rest)
 
@@ -634,12 +665,15 @@ def test_pair_removed_leaves_a_pattern_uncovered(which, request, tmp_path):
     assert any({p[cell_of(g, n)] for n in named} in missed for p in symmetries_to(g, f, s, key))
 
 
-@pytest.mark.parametrize("damage, want", [
-    ("occupied", r"pair \(\w+, \w+\): (\w+) is occupied"),
-    ("off-grid", r"cell 200 is off the \d+-cell grid"),
-    ("same-cell", r"a pair needs two different cells"),
-    ("shared", r"pair \(\w+, \w+\) and pair \(\w+, \w+\) share (\w+)"),
-])
+@pytest.mark.parametrize(
+    "damage, want",
+    [
+        ("occupied", r"pair \(\w+, \w+\): (\w+) is occupied"),
+        ("off-grid", r"cell 200 is off the \d+-cell grid"),
+        ("same-cell", r"a pair needs two different cells"),
+        ("shared", r"pair \(\w+, \w+\) and pair \(\w+, \w+\) share (\w+)"),
+    ],
+)
 @pytest.mark.parametrize("which", ["ttt2", "m444"])
 def test_broken_pair_is_named_at_its_position(which, damage, want, request, tmp_path):
     b = request.getfixturevalue(which)
@@ -742,22 +776,53 @@ def test_certificate_table_structure(m444, tmp_path):
     cases = [
         (dict(cert_entries=[entries[1], entries[0]] + entries[2:]), "certificate 1", "sorts before"),
         (dict(cert_entries=[entries[0], entries[0]] + entries[2:]), "certificate 1", "repeats certificate 0"),
-        (dict(cert_entries=entries[:1] + [entry(1, payload=b.certs[keys[1]][1] + b"\x00")] + entries[2:]),
-         where(keys[1]), "1 + 2P"),
-        (dict(cert_entries=entries[:last] + [entry(last, length=len(b.certs[keys[last]][1]) + 2)]),
-         where(keys[last]), "runs past the end"),
+        (
+            dict(cert_entries=entries[:1] + [entry(1, payload=b.certs[keys[1]][1] + b"\x00")] + entries[2:]),
+            where(keys[1]),
+            "1 + 2P",
+        ),
+        (
+            dict(cert_entries=entries[:last] + [entry(last, length=len(b.certs[keys[last]][1]) + 2)]),
+            where(keys[last]),
+            "runs past the end",
+        ),
         (dict(cert_entries=entries[:1] + [entry(1, kind=7)] + entries[2:]), where(keys[1]), "unknown kind 7"),
-        (dict(cert_entries=entries[:1] + [entry(1, payload=b"\x00" + b.certs[keys[1]][1][1:])] + entries[2:]),
-         where(keys[1]), "defender byte 0"),
+        (
+            dict(
+                cert_entries=entries[:1] + [entry(1, payload=b"\x00" + b.certs[keys[1]][1][1:])] + entries[2:]
+            ),
+            where(keys[1]),
+            "defender byte 0",
+        ),
         (dict(recs=no_record, cert_entries=entries), where(keys[1]), "has no record"),
-        (dict(cert_entries=entries, header_patch=lambda h: h.update(certificates=h["certificates"] + 1)),
-         "certificate", "runs past their end"),
-        (dict(cert_entries=entries, header_patch=lambda h: h.update(certificates=h["certificates"] - 1)),
-         "bytes follow the last", "certificates"),
-        (dict(cert_entries=entries, header_patch=lambda h: h.update(certificate_bytes=h["certificate_bytes"] + 1)),
-         "record and certificate bytes", "header declares"),
-        (dict(cert_entries=entries, header_patch=lambda h: h.update(format_version=1)), "format_version", "magic"),
-        (dict(cert_entries=entries, header_patch=lambda h: h.pop("certificate_bytes")), "certificate_bytes", ""),
+        (
+            dict(cert_entries=entries, header_patch=lambda h: h.update(certificates=h["certificates"] + 1)),
+            "certificate",
+            "runs past their end",
+        ),
+        (
+            dict(cert_entries=entries, header_patch=lambda h: h.update(certificates=h["certificates"] - 1)),
+            "bytes follow the last",
+            "certificates",
+        ),
+        (
+            dict(
+                cert_entries=entries,
+                header_patch=lambda h: h.update(certificate_bytes=h["certificate_bytes"] + 1),
+            ),
+            "record and certificate bytes",
+            "header declares",
+        ),
+        (
+            dict(cert_entries=entries, header_patch=lambda h: h.update(format_version=1)),
+            "format_version",
+            "magic",
+        ),
+        (
+            dict(cert_entries=entries, header_patch=lambda h: h.pop("certificate_bytes")),
+            "certificate_bytes",
+            "",
+        ),
     ]
     for kw, *wants in cases:
         recs = kw.pop("recs", b.recs)
@@ -772,7 +837,7 @@ def test_certificate_table_structure(m444, tmp_path):
 
 # The example of book-format.md ("Kind 2"): the empty 4 x 4 board, the second player controls
 # with three Claimevens, a Baseinverse and a Lowinverse.
-DOC_EXAMPLE = bytes.fromhex("02ff050102040001020703010" "20c080202" "0d0e050409050a06")
+DOC_EXAMPLE = bytes.fromhex("02ff05010204000102070301020c0802020d0e050409050a06")
 
 
 @pytest.fixture(scope="module")
@@ -879,8 +944,7 @@ def test_threat_certificate_ends_a_win_book(c4, tmp_path):
         cases.append((t - g.width, "parity"))  # one row up: the other parity
     for threat, want in cases:
         tampered = bytes([2, threat]) + payload[2:]
-        data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, tampered)},
-                                       start_cells=line)
+        data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, tampered)}, start_cells=line)
         rep = run(write(tmp_path, "u.pnbook", data))
         assert rep.exit_code == 1 and rep.hole == line and want in rep.message, (threat, rep.message)
 
@@ -900,8 +964,9 @@ def moved_up(key, controller, threat, instances):
     for i, (code, cells) in enumerate(instances):
         if code == verify_books.CLAIMEVEN and cells[1] >= 4:
             moved = (code, (cells[0] - 4, cells[1] - 4))
-            return verify_books.connect4_payload(controller, threat,
-                                                 instances[:i] + [moved] + instances[i + 1:])
+            return verify_books.connect4_payload(
+                controller, threat, instances[:i] + [moved] + instances[i + 1 :]
+            )
     return None
 
 
@@ -918,12 +983,15 @@ def controller_flipped(key, controller, threat, instances):
     return verify_books.connect4_payload(3 - controller, threat, instances)
 
 
-@pytest.mark.parametrize("change, want", [
-    (moved_up, r"instance \d+ \(Claimeven \w+ \w+\) is not valid: upper \w+ is odd"),
-    (last_dropped, r"problem \w+ \w+ \w+ \w+ is solved by no instance"),
-    (first_twice, r"instances 0 \(.*\) and \d+ \(.*\) are not compatible: their squares share"),
-    (controller_flipped, r"the controller \(first player\) is the player to move"),
-])
+@pytest.mark.parametrize(
+    "change, want",
+    [
+        (moved_up, r"instance \d+ \(Claimeven \w+ \w+\) is not valid: upper \w+ is odd"),
+        (last_dropped, r"problem \w+ \w+ \w+ \w+ is solved by no instance"),
+        (first_twice, r"instances 0 \(.*\) and \d+ \(.*\) are not compatible: their squares share"),
+        (controller_flipped, r"the controller \(first player\) is the player to move"),
+    ],
+)
 def test_tampered_rule_set_is_named_at_its_position(c4cert, tmp_path, change, want):
     key, payload = tamper_c4(c4cert, change)
     rep = run_with(tmp_path, c4cert, key, payload, kind=2)
@@ -972,12 +1040,12 @@ def rule_shapes(g: Game, f, s):
             pairs = [(c + w, c) if up == 0 else (c, c - w) for c, up in zip(empties, choice)]
             if all(0 <= x < n for p in pairs for x in p):
                 out.append((verify.BEFORE, grp + tuple(x for p in pairs for x in p)))
-    out += [(verify.LOWINVERSE, (a + w, a, b + w, b))
-            for a, b in itertools.combinations(range(n - w), 2)]
-    out += [(verify.HIGHINVERSE, (a + 2 * w, a + w, a, b + 2 * w, b + w, b))
-            for a, b in itertools.combinations(range(n - 2 * w), 2)]
-    out += [(verify.BASECLAIM, p + (p[1] - w,)) for p in itertools.permutations(vacant, 3)
-            if p[1] >= w]
+    out += [(verify.LOWINVERSE, (a + w, a, b + w, b)) for a, b in itertools.combinations(range(n - w), 2)]
+    out += [
+        (verify.HIGHINVERSE, (a + 2 * w, a + w, a, b + 2 * w, b + w, b))
+        for a, b in itertools.combinations(range(n - 2 * w), 2)
+    ]
+    out += [(verify.BASECLAIM, p + (p[1] - w,)) for p in itertools.permutations(vacant, 3) if p[1] >= w]
     return out
 
 
@@ -998,8 +1066,7 @@ def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
     mine = s if controller == 2 else f
 
     def solves(x, g4):
-        return any(g4 & m == m for m in x.contains) or bool(
-            x.meets_all and all(g4 & m for m in x.meets_all))
+        return any(g4 & m == m for m in x.contains) or bool(x.meets_all and all(g4 & m for m in x.meets_all))
 
     problems = [g4 for g4 in sorted(groups) if not g4 & mine and not g4 & b.dead]
     for _ in range(10):
@@ -1009,8 +1076,15 @@ def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
         for g4 in problems:
             if any(solves(x, g4) for _, x in chosen):
                 continue
-            pick = next((ix for ix in valid if solves(ix[1], g4) and all(
-                verify.incompatibility(b, ix[1], y) is None for _, y in chosen)), None)
+            pick = next(
+                (
+                    ix
+                    for ix in valid
+                    if solves(ix[1], g4)
+                    and all(verify.incompatibility(b, ix[1], y) is None for _, y in chosen)
+                ),
+                None,
+            )
             if pick is None:
                 break
             chosen.append(pick)

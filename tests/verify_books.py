@@ -25,13 +25,22 @@ RANK = {SECOND: 0, DRAW: 1, FIRST: 2}
 # An independent game model and solver
 # --------------------------------------------------------------------------------------------
 
+
 def grid_symmetries(w, h, keep=None):
     """The symmetries of the w x h rectangle (4) or square (8) as cell permutations."""
-    maps = [lambda r, c: (r, c), lambda r, c: (h - 1 - r, c), lambda r, c: (r, w - 1 - c),
-            lambda r, c: (h - 1 - r, w - 1 - c)]
+    maps = [
+        lambda r, c: (r, c),
+        lambda r, c: (h - 1 - r, c),
+        lambda r, c: (r, w - 1 - c),
+        lambda r, c: (h - 1 - r, w - 1 - c),
+    ]
     if w == h:
-        maps += [lambda r, c: (c, r), lambda r, c: (w - 1 - c, r), lambda r, c: (c, h - 1 - r),
-                 lambda r, c: (w - 1 - c, h - 1 - r)]
+        maps += [
+            lambda r, c: (c, r),
+            lambda r, c: (w - 1 - c, r),
+            lambda r, c: (c, h - 1 - r),
+            lambda r, c: (w - 1 - c, h - 1 - r),
+        ]
     perms = []
     for f in maps:
         p = [0] * (w * h)
@@ -58,8 +67,9 @@ def k_in_a_row(w, h, k):
 class Game:
     """A placement game as the test sees it (rules data + naive move generation)."""
 
-    def __init__(self, game, width, height, patterns, symmetries, forbidden=(), cap=None,
-                 gravity=False, cells=None):
+    def __init__(
+        self, game, width, height, patterns, symmetries, forbidden=(), cap=None, gravity=False, cells=None
+    ):
         self.game, self.width, self.height = game, width, height
         self.n = width * height
         self.cells = list(range(self.n)) if cells is None else list(cells)
@@ -72,10 +82,22 @@ class Game:
 
     def rules_json(self):
         """A fresh copy each time: tests patch headers in place."""
-        return json.loads(json.dumps({"name": self.game, "width": self.width, "height": self.height,
-                "cells": self.cells, "win_patterns": self.patterns,
-                "symmetries": self.symmetries, "first_move_forbidden": sorted(self.forbidden),
-                "disc_cap": self.cap, "gravity": self.gravity, "move_order": None}))
+        return json.loads(
+            json.dumps(
+                {
+                    "name": self.game,
+                    "width": self.width,
+                    "height": self.height,
+                    "cells": self.cells,
+                    "win_patterns": self.patterns,
+                    "symmetries": self.symmetries,
+                    "first_move_forbidden": sorted(self.forbidden),
+                    "disc_cap": self.cap,
+                    "gravity": self.gravity,
+                    "move_order": None,
+                }
+            )
+        )
 
     def moves(self, f, s):
         occ = f | s
@@ -192,8 +214,9 @@ def certificate_entries(certs) -> list[bytes]:
     return [certificate_entry(k, kind, payload) for k, (kind, payload) in sorted(certs.items())]
 
 
-def book_bytes(g: Game, value, recs, *, certs=None, cert_entries=None, start_cells=(),
-               header_patch=None, partial=False):
+def book_bytes(
+    g: Game, value, recs, *, certs=None, cert_entries=None, start_cells=(), header_patch=None, partial=False
+):
     """Serialise a book exactly as docs/book-format.md lays it out: format version 1, or version
     2 when certificates are given, as ``certs`` ({key: (kind, payload)}) or as ``cert_entries``,
     the table's entries verbatim in file order (for tampering with its structure)."""
@@ -206,11 +229,23 @@ def book_bytes(g: Game, value, recs, *, certs=None, cert_entries=None, start_cel
             f |= 1 << c
         else:
             s |= 1 << c
-    header = {"format": "pndb-book", "format_version": version, "pndb_version": "test",
-              "game": g.game, "rules": g.rules_json(),
-              "start": {"moves": "".join(g.name(c) for c in start_cells),
-                        "cells": list(start_cells), "first": f, "second": s},
-              "value": value, "partial": partial, "records": len(recs), "record_size": 18}
+    header = {
+        "format": "pndb-book",
+        "format_version": version,
+        "pndb_version": "test",
+        "game": g.game,
+        "rules": g.rules_json(),
+        "start": {
+            "moves": "".join(g.name(c) for c in start_cells),
+            "cells": list(start_cells),
+            "first": f,
+            "second": s,
+        },
+        "value": value,
+        "partial": partial,
+        "records": len(recs),
+        "record_size": 18,
+    }
     if version == 2:
         header["certificates"] = len(cert_entries)
         header["certificate_bytes"] = sum(len(e) for e in cert_entries)
@@ -244,13 +279,16 @@ def replay(g: Game, cells):
 # Games and books
 # --------------------------------------------------------------------------------------------
 
+
 def mnk(m, n, k):
     return Game(f"mnk:{m},{n},{k}", m, n, k_in_a_row(m, n, k), grid_symmetries(m, n))
 
 
 def connect4(w, h):
-    mirror = [[r * w + c for r in range(h) for c in range(w)],
-              [r * w + (w - 1 - c) for r in range(h) for c in range(w)]]
+    mirror = [
+        [r * w + c for r in range(h) for c in range(w)],
+        [r * w + (w - 1 - c) for r in range(h) for c in range(w)],
+    ]
     return Game(f"connect4:{w}x{h}", w, h, k_in_a_row(w, h, 4), mirror, gravity=True)
 
 
@@ -263,8 +301,13 @@ class Solved:
         self.value, self.recs = build_records(g, self.value_fn, self.start)
 
     def bytes(self, recs=None, **kw):
-        return book_bytes(self.g, kw.pop("value", self.value), self.recs if recs is None else recs,
-                          start_cells=self.start_cells, **kw)
+        return book_bytes(
+            self.g,
+            kw.pop("value", self.value),
+            self.recs if recs is None else recs,
+            start_cells=self.start_cells,
+            **kw,
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,8 +333,7 @@ def uncovered_patterns(g: Game, f, s, defender, pairs):
     "Kind 1: pairing", rule 3); empty when the pairs cover every pattern."""
     mine = f if defender == 1 else s
     masks = [(1 << x) | (1 << y) for x, y in pairs]
-    return [p for p, m in zip(g.patterns, g.masks)
-            if not m & mine and not any(m & pm == pm for pm in masks)]
+    return [p for p, m in zip(g.patterns, g.masks) if not m & mine and not any(m & pm == pm for pm in masks)]
 
 
 def find_pairing(g: Game, f, s, defender):
@@ -310,7 +352,7 @@ def find_pairing(g: Game, f, s, defender):
         best = None
         for p in todo:
             free = [c for c in p if c in empty and c not in used]
-            cands = [(x, y) for i, x in enumerate(free) for y in free[i + 1:]]
+            cands = [(x, y) for i, x in enumerate(free) for y in free[i + 1 :]]
             if best is None or len(cands) < len(best):
                 best = cands
         for x, y in best:
@@ -427,15 +469,21 @@ class Certified:
         self.recs, self.certs = build_certified(g, (0, 0), move_for, bound_for, find)
 
     def bytes(self, recs=None, certs=None, **kw):
-        return book_bytes(self.g, kw.pop("value", DRAW), self.recs if recs is None else recs,
-                          certs=self.certs if certs is None else certs, **kw)
+        return book_bytes(
+            self.g,
+            kw.pop("value", DRAW),
+            self.recs if recs is None else recs,
+            certs=self.certs if certs is None else certs,
+            **kw,
+        )
 
 
 def certified_by_minimax(g: Game, find=pairing_certificate) -> Certified:
     """Minimax strategies, cut short by certificates; record codes are the exact values."""
     value = solve(g)
-    return Certified(g, lambda f, s, owner: best_move(g, value, f, s, owner),
-                     lambda f, s, owner: CODE[value(f, s)], find)
+    return Certified(
+        g, lambda f, s, owner: best_move(g, value, f, s, owner), lambda f, s, owner: CODE[value(f, s)], find
+    )
 
 
 def certified_by_search(g: Game, max_depth: int) -> Certified:
@@ -467,7 +515,7 @@ def payload_instances(payload: bytes):
     out, pos = [], 3
     for _ in range(payload[2]):
         m = payload[pos + 1]
-        out.append((payload[pos], tuple(payload[pos + 2:pos + 2 + m])))
+        out.append((payload[pos], tuple(payload[pos + 2 : pos + 2 + m])))
         pos += 2 + m
     return payload[0], payload[1], out
 
@@ -494,7 +542,7 @@ def find_connect4_certificate(g: Game, f, s, threat=NO_THREAT):
     at (f, s) for the player not to move, found by backtracking (disjoint squares make them
     compatible), or None.  Region, parity and problems are computed here from the definition,
     independently of tools/verify.py."""
-    w, h, n = g.width, g.height, g.n
+    w, n = g.width, g.n
     occ = f | s
     nvac = n - bin(occ).count("1")
     mover = 0 if bin(f).count("1") == bin(s).count("1") else 1
@@ -527,7 +575,7 @@ def find_connect4_certificate(g: Game, f, s, threat=NO_THREAT):
                 cands.append((VERTICAL, (c + w, c), 1 << c | 1 << (c + w), 1 << c | 1 << (c + w)))
     base = [c for c in range(n) if playable(c)]
     for i, x in enumerate(base):
-        for y in base[i + 1:]:
+        for y in base[i + 1 :]:
             cands.append((BASEINVERSE, (x, y), 1 << x | 1 << y, 1 << x | 1 << y))
     problems = [m for m in g.masks if not m & mine and not m & dead]
 

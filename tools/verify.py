@@ -78,12 +78,28 @@ CODE_INTERVAL = {
     4: (SECOND_WINS, DRAW),
     5: (DRAW, FIRST_WINS),
 }
-CODE_NAME = {0: "unknown", 1: "first-wins", 2: "second-wins", 3: "draw", 4: "first-wont-win",
-             5: "second-wont-win"}
+CODE_NAME = {
+    0: "unknown",
+    1: "first-wins",
+    2: "second-wins",
+    3: "draw",
+    4: "first-wont-win",
+    5: "second-wont-win",
+}
 PLAYER_NAME = ("first player", "second player")
 
-RULE_KEYS = {"name", "width", "height", "cells", "win_patterns", "symmetries", "first_move_forbidden",
-             "disc_cap", "gravity", "move_order"}
+RULE_KEYS = {
+    "name",
+    "width",
+    "height",
+    "cells",
+    "win_patterns",
+    "symmetries",
+    "first_move_forbidden",
+    "disc_cap",
+    "gravity",
+    "move_order",
+}
 
 
 class BookError(Exception):
@@ -121,6 +137,7 @@ class Report:
 # --------------------------------------------------------------------------------------------
 # Rules
 # --------------------------------------------------------------------------------------------
+
 
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
@@ -166,8 +183,8 @@ def minimal_patterns(patterns) -> frozenset:
         if len(kept_masks):
             step = max(1, (1 << 22) // len(kept_masks))
             for i in range(0, len(group), step):
-                part = masks[i:i + step, None]
-                keep[i:i + step] = ~((kept_masks[None, :] & ~part) == 0).any(axis=1)
+                part = masks[i : i + step, None]
+                keep[i : i + step] = ~((kept_masks[None, :] & ~part) == 0).any(axis=1)
         kept += [p for p, k in zip(group, keep) if k]
         kept_masks = np.concatenate([kept_masks, masks[keep]])
     return frozenset(kept)
@@ -181,8 +198,9 @@ class Rules:
     is intersected with the playable cells, and a disc cap at or above the number of cells is
     the same as no cap."""
 
-    def __init__(self, width, height, cells, patterns, forbidden, disc_cap, gravity, symmetries,
-                 raw_patterns=None):
+    def __init__(
+        self, width, height, cells, patterns, forbidden, disc_cap, gravity, symmetries, raw_patterns=None
+    ):
         self.width = width
         self.height = height
         self.n = width * height
@@ -287,8 +305,9 @@ def rules_from_json(obj) -> Rules:
     if not isinstance(pats, list):
         raise BookError("malformed rules: win_patterns must be a list of cell lists")
     if len(pats) > MAX_PATTERNS:
-        raise BookError(f"malformed rules: {len(pats)} win_patterns listed, more than the "
-                        f"{MAX_PATTERNS} allowed")
+        raise BookError(
+            f"malformed rules: {len(pats)} win_patterns listed, more than the {MAX_PATTERNS} allowed"
+        )
     for i, p in enumerate(pats):
         _grid_index_list(p, f"win_patterns[{i}]", n, allow_empty=False)
     forb = obj.get("first_move_forbidden")
@@ -309,18 +328,20 @@ def rules_from_json(obj) -> Rules:
         raise BookError("malformed rules: name must be a string")
     syms = obj.get("symmetries")
     if not isinstance(syms, list):
-        raise BookError("malformed rules: a book's rules.symmetries must be an explicit list of "
-                        "permutations (found %s)" % json.dumps(syms))
+        raise BookError(
+            "malformed rules: a book's rules.symmetries must be an explicit list of "
+            "permutations (found %s)" % json.dumps(syms)
+        )
     if not syms:
         raise BookError("malformed rules: symmetries is empty (the identity must be listed)")
     if len(syms) > MAX_SYMMETRIES:
-        raise BookError(f"malformed rules: {len(syms)} symmetries listed, more than the "
-                        f"{MAX_SYMMETRIES} allowed")
+        raise BookError(
+            f"malformed rules: {len(syms)} symmetries listed, more than the {MAX_SYMMETRIES} allowed"
+        )
     for i, p in enumerate(syms):
         _grid_index_list(p, f"symmetries[{i}]", n)
         if len(p) != n or len(set(p)) != n:
-            raise BookError(f"malformed rules: symmetries[{i}] is not a permutation of the "
-                            f"{n} grid cells")
+            raise BookError(f"malformed rules: symmetries[{i}] is not a permutation of the {n} grid cells")
     return Rules(w, h, cells, pats, forb, cap, grav, syms)
 
 
@@ -364,8 +385,10 @@ def check_symmetries(rules: Rules) -> None:
                 if y in group:
                     continue
                 if y not in seen:
-                    raise BookError(f"invalid symmetries: the list is not a group (symmetries"
-                                    f"[{seen[x]}] after symmetries[{seen[g]}] is not listed)")
+                    raise BookError(
+                        f"invalid symmetries: the list is not a group (symmetries"
+                        f"[{seen[x]}] after symmetries[{seen[g]}] is not listed)"
+                    )
                 group.add(y)
                 todo.append(y)
 
@@ -375,29 +398,38 @@ def check_preserves_rules(rules: Rules, p: tuple, what: str) -> None:
     and (with gravity) the columns onto themselves; ``what`` starts the message."""
     if frozenset(p[c] for c in rules.cells) != rules.cells:
         c = next(c for c in sorted(rules.cells) if p[c] not in rules.cells)
-        raise BookError(f"{what} it maps playable cell {rules.cell_name(c)} to "
-                        f"{rules.cell_name(p[c])}, which is not playable")
+        raise BookError(
+            f"{what} it maps playable cell {rules.cell_name(c)} to "
+            f"{rules.cell_name(p[c])}, which is not playable"
+        )
     for pat in sorted(rules.patterns, key=sorted):
         img = frozenset(p[c] for c in pat)
         if img not in rules.patterns:
-            raise BookError(f"{what} it maps win pattern "
-                            f"{' '.join(rules.cell_name(c) for c in sorted(pat))} to "
-                            f"{' '.join(rules.cell_name(c) for c in sorted(img))}, "
-                            f"which is not a win pattern")
+            raise BookError(
+                f"{what} it maps win pattern "
+                f"{' '.join(rules.cell_name(c) for c in sorted(pat))} to "
+                f"{' '.join(rules.cell_name(c) for c in sorted(img))}, "
+                f"which is not a win pattern"
+            )
     if frozenset(p[c] for c in rules.forbidden) != rules.forbidden:
         c = next(c for c in sorted(rules.forbidden) if p[c] not in rules.forbidden)
-        raise BookError(f"{what} it maps {rules.cell_name(c)} (forbidden as first stone) to "
-                        f"{rules.cell_name(p[c])} (allowed)")
+        raise BookError(
+            f"{what} it maps {rules.cell_name(c)} (forbidden as first stone) to "
+            f"{rules.cell_name(p[c])} (allowed)"
+        )
     if rules.gravity:
         cols = {tuple(col) for col in rules.columns}
         for ci, col in enumerate(rules.columns):
             img = tuple(p[c] for c in col)
             if img not in cols:
-                raise BookError(f"{what} it does not map column {ci + 1} (bottom to top) onto "
-                                f"a column, so it does not commute with gravity")
+                raise BookError(
+                    f"{what} it does not map column {ci + 1} (bottom to top) onto "
+                    f"a column, so it does not commute with gravity"
+                )
 
 
 # --- the built-in games, rebuilt from games.md ----------------------------------------------
+
 
 def _lines(width, height, k):
     """All k consecutive cells in a row, column or diagonal (both directions)."""
@@ -412,17 +444,45 @@ def _lines(width, height, k):
 
 
 def _squares(width, height):
-    return [[r * width + c, r * width + c + 1, (r + 1) * width + c, (r + 1) * width + c + 1]
-            for r in range(height - 1) for c in range(width - 1)]
+    return [
+        [r * width + c, r * width + c + 1, (r + 1) * width + c, (r + 1) * width + c + 1]
+        for r in range(height - 1)
+        for c in range(width - 1)
+    ]
 
 
-QANGO6_AREAS = [[0, 1, 6], [4, 5, 11], [24, 30, 31], [29, 34, 35],
-                [2, 7, 12], [3, 10, 17], [18, 25, 32], [23, 28, 33],
-                [8, 13, 14], [9, 15, 16], [19, 20, 26], [21, 22, 27]]
-QANGO7_AREAS = [[0, 1, 7], [5, 6, 13], [35, 42, 43], [41, 47, 48],
-                [2, 8, 14], [4, 12, 20], [28, 36, 44], [34, 40, 46],
-                [3, 9, 10], [11, 18, 19], [15, 21, 22], [16, 17, 23],
-                [25, 31, 32], [26, 27, 33], [29, 30, 37], [38, 39, 45]]
+QANGO6_AREAS = [
+    [0, 1, 6],
+    [4, 5, 11],
+    [24, 30, 31],
+    [29, 34, 35],
+    [2, 7, 12],
+    [3, 10, 17],
+    [18, 25, 32],
+    [23, 28, 33],
+    [8, 13, 14],
+    [9, 15, 16],
+    [19, 20, 26],
+    [21, 22, 27],
+]
+QANGO7_AREAS = [
+    [0, 1, 7],
+    [5, 6, 13],
+    [35, 42, 43],
+    [41, 47, 48],
+    [2, 8, 14],
+    [4, 12, 20],
+    [28, 36, 44],
+    [34, 40, 46],
+    [3, 9, 10],
+    [11, 18, 19],
+    [15, 21, 22],
+    [16, 17, 23],
+    [25, 31, 32],
+    [26, 27, 33],
+    [29, 30, 37],
+    [38, 39, 45],
+]
 QANGO7_CORNERS = {0, 1, 7, 5, 6, 13, 35, 42, 43, 41, 47, 48}
 
 
@@ -482,8 +542,10 @@ def reference_rules(game: str) -> Rules | None:
         elif g == "qango7plus:tournament":
             forb = [c for c in cells if c not in (11, 19, 29, 37)]  # e2 f3 b5 c6 allowed
         return Rules(7, 7, cells, pats, forb, None, False, ident)
-    raise NotProven(f"unknown game {game!r}: its rules cannot be checked against a reference "
-                    f"(custom games are named file:...)")
+    raise NotProven(
+        f"unknown game {game!r}: its rules cannot be checked against a reference "
+        f"(custom games are named file:...)"
+    )
 
 
 def compare_rules(ref: Rules, got: Rules, game: str) -> list[str]:
@@ -508,14 +570,17 @@ def compare_rules(ref: Rules, got: Rules, game: str) -> list[str]:
             parts.append(f"{len(miss)} missing (e.g. {names(miss[0])})")
         if extra:
             parts.append(f"{len(extra)} not in the game (e.g. {names(extra[0])})")
-        diffs.append(f"win patterns differ from {game} ({len(got.patterns)} minimal patterns, "
-                     f"{game} has {len(ref.patterns)}): " + ", ".join(parts))
+        diffs.append(
+            f"win patterns differ from {game} ({len(got.patterns)} minimal patterns, "
+            f"{game} has {len(ref.patterns)}): " + ", ".join(parts)
+        )
     if ref.forbidden != got.forbidden:
-        diffs.append(f"first-move restriction differs from {game}: forbidden "
-                     f"[{names(got.forbidden)}], {game} forbids [{names(ref.forbidden)}]")
+        diffs.append(
+            f"first-move restriction differs from {game}: forbidden "
+            f"[{names(got.forbidden)}], {game} forbids [{names(ref.forbidden)}]"
+        )
     if ref.disc_cap != got.disc_cap:
-        diffs.append(f"disc cap differs from {game}: {got.disc_cap} (null: none), "
-                     f"{game} has {ref.disc_cap}")
+        diffs.append(f"disc cap differs from {game}: {got.disc_cap} (null: none), {game} has {ref.disc_cap}")
     if ref.gravity != got.gravity:
         diffs.append(f"gravity differs from {game}: {got.gravity}, {game} has {ref.gravity}")
     return diffs
@@ -524,6 +589,7 @@ def compare_rules(ref: Rules, got: Rules, game: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 # The engine: moves, wins, canonical keys
 # --------------------------------------------------------------------------------------------
+
 
 def _make_canon(perms, n):
     """Build ``canon(first, second) -> (key, k)``: the canonical key as one int
@@ -581,8 +647,9 @@ class Engine:
                 by_cell[c].append(m)
         self.pats_by_cell = [tuple(x) for x in by_cell]
         # (mask, cells) in a fixed order, so that a message names the same pattern every run
-        self.patterns_in_order = [(sum(1 << c for c in cells), cells)
-                                  for cells in sorted(sorted(p) for p in rules.patterns)]
+        self.patterns_in_order = [
+            (sum(1 << c for c in cells), cells) for cells in sorted(sorted(p) for p in rules.patterns)
+        ]
         self.canon = _make_canon(rules.symmetries, self.n)
         self.inverse = []
         for p in rules.symmetries:
@@ -626,8 +693,10 @@ class Engine:
             col = r.columns[self.column_of[c]]
             low = next(x for x in col if not (occ >> x) & 1)
             if low != c:
-                return (f"{r.cell_name(c)} is not where a stone dropped in column "
-                        f"{self.column_of[c] + 1} lands ({r.cell_name(low)})")
+                return (
+                    f"{r.cell_name(c)} is not where a stone dropped in column "
+                    f"{self.column_of[c] + 1} lands ({r.cell_name(low)})"
+                )
         return None
 
     def winner(self, f: int, s: int) -> int | None:
@@ -654,6 +723,7 @@ class Engine:
 # Reading the file
 # --------------------------------------------------------------------------------------------
 
+
 class Pairing(NamedTuple):
     """A kind 1 certificate's payload (book-format.md, "Kind 1: pairing")."""
 
@@ -663,11 +733,25 @@ class Pairing(NamedTuple):
 
 # Kind 2 rule codes (book-format.md, "Kind 2: Connect Four rule sets")
 CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM, BEFORE = range(1, 9)
-RULE_NAME = {CLAIMEVEN: "Claimeven", BASEINVERSE: "Baseinverse", VERTICAL: "Vertical",
-             AFTEREVEN: "Aftereven", LOWINVERSE: "Lowinverse", HIGHINVERSE: "Highinverse",
-             BASECLAIM: "Baseclaim", BEFORE: "Before"}
-RULE_CELLS = {CLAIMEVEN: 2, BASEINVERSE: 2, VERTICAL: 2, AFTEREVEN: 4, LOWINVERSE: 4,
-              HIGHINVERSE: 6, BASECLAIM: 4}  # Before: 4 + 2e
+RULE_NAME = {
+    CLAIMEVEN: "Claimeven",
+    BASEINVERSE: "Baseinverse",
+    VERTICAL: "Vertical",
+    AFTEREVEN: "Aftereven",
+    LOWINVERSE: "Lowinverse",
+    HIGHINVERSE: "Highinverse",
+    BASECLAIM: "Baseclaim",
+    BEFORE: "Before",
+}
+RULE_CELLS = {
+    CLAIMEVEN: 2,
+    BASEINVERSE: 2,
+    VERTICAL: 2,
+    AFTEREVEN: 4,
+    LOWINVERSE: 4,
+    HIGHINVERSE: 6,
+    BASECLAIM: 4,
+}  # Before: 4 + 2e
 NO_THREAT = 255
 
 
@@ -754,14 +838,17 @@ def read_head(reader) -> Layout:
     what a file can make the verifier allocate (book-format.md, "Format version 2")."""
     head = _read_exact(reader, 12)
     if len(head) < 12:
-        raise BookError(f"truncated book: the content ends after {len(head)} bytes, before the "
-                        f"magic and the header length")
+        raise BookError(
+            f"truncated book: the content ends after {len(head)} bytes, before the "
+            f"magic and the header length"
+        )
     if head[:6] != MAGIC_PREFIX:
         raise BookError("not a book: bad magic (expected PNBOOK)")
     version = MAGIC_VERSIONS.get(head[6:8])
     if version is None:
-        raise BookError(f"unknown book layout: magic version bytes {head[6:8].hex()} "
-                        f"(this verifier reads 0001 and 0002)")
+        raise BookError(
+            f"unknown book layout: magic version bytes {head[6:8].hex()} (this verifier reads 0001 and 0002)"
+        )
     (hlen,) = struct.unpack(">I", head[8:12])
     if hlen > MAX_HEADER:
         raise BookError(f"malformed header: header length {hlen} bytes is over the 16 MiB limit")
@@ -785,8 +872,9 @@ def declared_body_size(header: dict, version: int) -> int:
     if fv not in MAGIC_VERSIONS.values():
         raise BookError(f"unknown format_version {fv!r} (this verifier reads versions 1 and 2)")
     if fv != version:
-        raise BookError(f"malformed header: format_version {fv!r} does not match the magic "
-                        f"(version bytes 000{version})")
+        raise BookError(
+            f"malformed header: format_version {fv!r} does not match the magic (version bytes 000{version})"
+        )
     for k in ("records", "record_size"):
         if k not in header:
             raise BookError(f"malformed header: missing {k!r}")
@@ -819,8 +907,10 @@ def check_declared_size(params: zstandard.FrameParameters, layout: Layout) -> No
     if cs in (zstandard.CONTENTSIZE_UNKNOWN, zstandard.CONTENTSIZE_ERROR) or cs == layout.size:
         return
     if cs < layout.body_start:
-        raise BookError(f"corrupt book: the zstandard frame declares {cs} bytes of content, fewer "
-                        f"than the {layout.body_start} of the magic and the header")
+        raise BookError(
+            f"corrupt book: the zstandard frame declares {cs} bytes of content, fewer "
+            f"than the {layout.body_start} of the magic and the header"
+        )
     raise BookError(body_size_message(layout, f"the zstandard frame holds {cs - layout.body_start}"))
 
 
@@ -880,8 +970,9 @@ def check_header(header: dict) -> None:
         raise BookError("malformed header: partial is not true/false")
     allowed = PARTIAL_VALUES if header["partial"] else set(CLAIMS)
     if not isinstance(header["value"], str) or header["value"] not in allowed:
-        raise BookError(f"malformed header: value {header['value']!r} is not one of "
-                        f"{', '.join(sorted(allowed))}")
+        raise BookError(
+            f"malformed header: value {header['value']!r} is not one of {', '.join(sorted(allowed))}"
+        )
 
 
 def parse_records(body: bytes) -> tuple[list, bytes, bytes]:
@@ -893,8 +984,10 @@ def parse_records(body: bytes) -> tuple[list, bytes, bytes]:
         if not up.all():
             i = int(np.argmin(up))
             dup = f[i] == f[i + 1] and s[i] == s[i + 1]
-            raise BookError(f"corrupt book: record {i + 1} {'repeats the key of' if dup else 'sorts before'}"
-                            f" record {i} (keys must be strictly ascending)")
+            raise BookError(
+                f"corrupt book: record {i + 1} {'repeats the key of' if dup else 'sorts before'}"
+                f" record {i} (keys must be strictly ascending)"
+            )
     bad = np.nonzero(rec["v"] > 5)[0]
     if len(bad):
         raise BookError(f"corrupt book: record {int(bad[0])} has value code {int(rec['v'][bad[0]])}")
@@ -913,11 +1006,14 @@ def position_name(rules: Rules, key: int) -> str:
 def parse_pairing(payload: bytes, where: str) -> Pairing:
     """A kind 1 payload: the defender (1 or 2), then P pairs, n = 1 + 2P bytes."""
     if len(payload) % 2 != 1:
-        raise BookError(f"corrupt book: {where}: a kind 1 payload of {len(payload)} bytes is not "
-                        f"1 + 2P bytes")
+        raise BookError(
+            f"corrupt book: {where}: a kind 1 payload of {len(payload)} bytes is not 1 + 2P bytes"
+        )
     if payload[0] not in (1, 2):
-        raise BookError(f"corrupt book: {where}: defender byte {payload[0]} is neither 1 (first "
-                        f"player) nor 2 (second player)")
+        raise BookError(
+            f"corrupt book: {where}: defender byte {payload[0]} is neither 1 (first "
+            f"player) nor 2 (second player)"
+        )
     return Pairing(payload[0], tuple(zip(payload[1::2], payload[2::2])))
 
 
@@ -926,33 +1022,43 @@ def parse_ruleset(payload: bytes, where: str) -> RuleSet:
     Only the layout is checked here (known codes, m as the code requires: 4 + 2e for a Before);
     what the cells must satisfy is checked where a walk reaches the certificate."""
     if len(payload) < 3:
-        raise BookError(f"corrupt book: {where}: a kind 2 payload of {len(payload)} bytes is "
-                        f"shorter than its 3 leading bytes")
+        raise BookError(
+            f"corrupt book: {where}: a kind 2 payload of {len(payload)} bytes is "
+            f"shorter than its 3 leading bytes"
+        )
     controller, threat, k = payload[0], payload[1], payload[2]
     if controller not in (1, 2):
-        raise BookError(f"corrupt book: {where}: controller byte {controller} is neither 1 (first "
-                        f"player) nor 2 (second player)")
+        raise BookError(
+            f"corrupt book: {where}: controller byte {controller} is neither 1 (first "
+            f"player) nor 2 (second player)"
+        )
     pos, instances = 3, []
     for j in range(k):
         if pos + 2 > len(payload):
-            raise BookError(f"corrupt book: {where}: instance {j} of {k} runs past the end of the "
-                            f"{len(payload)}-byte payload")
+            raise BookError(
+                f"corrupt book: {where}: instance {j} of {k} runs past the end of the "
+                f"{len(payload)}-byte payload"
+            )
         code, m = payload[pos], payload[pos + 1]
         if code not in RULE_NAME:
             raise BookError(f"corrupt book: {where}: instance {j} has unknown rule code {code}")
         want = RULE_CELLS.get(code)
         if (m != want) if want is not None else (m < 4 or m % 2):
             need = want if want is not None else "4 + 2e"
-            raise BookError(f"corrupt book: {where}: instance {j} ({RULE_NAME[code]}) has {m} "
-                            f"cells, not {need}")
+            raise BookError(
+                f"corrupt book: {where}: instance {j} ({RULE_NAME[code]}) has {m} cells, not {need}"
+            )
         if pos + 2 + m > len(payload):
-            raise BookError(f"corrupt book: {where}: instance {j} of {k} runs past the end of the "
-                            f"{len(payload)}-byte payload")
-        instances.append(RuleInstance(code, tuple(payload[pos + 2:pos + 2 + m])))
+            raise BookError(
+                f"corrupt book: {where}: instance {j} of {k} runs past the end of the "
+                f"{len(payload)}-byte payload"
+            )
+        instances.append(RuleInstance(code, tuple(payload[pos + 2 : pos + 2 + m])))
         pos += 2 + m
     if pos != len(payload):
-        raise BookError(f"corrupt book: {where}: {len(payload) - pos} bytes follow the last of "
-                        f"its {k} instances")
+        raise BookError(
+            f"corrupt book: {where}: {len(payload) - pos} bytes follow the last of its {k} instances"
+        )
     return RuleSet(controller, threat, tuple(instances))
 
 
@@ -966,19 +1072,24 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
     pos, prev = 0, (-1, -1, b"")
     for i in range(count):
         if pos + CERT_HEAD > len(blob):
-            raise BookError(f"corrupt book: certificate {i} of {count} starts at byte {pos} of the "
-                            f"{len(blob)} certificate bytes and runs past their end")
+            raise BookError(
+                f"corrupt book: certificate {i} of {count} starts at byte {pos} of the "
+                f"{len(blob)} certificate bytes and runs past their end"
+            )
         kf, ks, kind, n = struct.unpack_from(">QQBH", blob, pos)
         key = (kf << 64) | ks
         where = f"certificate {i} ({position_name(rules, key)})"
         if pos + CERT_HEAD + n > len(blob):
-            raise BookError(f"corrupt book: {where}: its payload of {n} bytes runs past the end of "
-                            f"the certificate bytes")
-        payload = blob[pos + CERT_HEAD:pos + CERT_HEAD + n]
+            raise BookError(
+                f"corrupt book: {where}: its payload of {n} bytes runs past the end of the certificate bytes"
+            )
+        payload = blob[pos + CERT_HEAD : pos + CERT_HEAD + n]
         pos += CERT_HEAD + n
         if (key, kind, payload) <= prev:
-            raise BookError(f"corrupt book: {where} {'repeats' if (key, kind, payload) == prev else 'sorts before'}"
-                            f" certificate {i - 1} (certificates must be strictly ascending by key, kind, payload)")
+            raise BookError(
+                f"corrupt book: {where} {'repeats' if (key, kind, payload) == prev else 'sorts before'}"
+                f" certificate {i - 1} (certificates must be strictly ascending by key, kind, payload)"
+            )
         prev = (key, kind, payload)
         j = bisect.bisect_left(keys, key)
         if j == len(keys) or keys[j] != key:
@@ -990,8 +1101,7 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
         else:
             raise BookError(f"corrupt book: {where} has unknown kind {kind}")
     if pos != len(blob):
-        raise BookError(f"corrupt book: {len(blob) - pos} bytes follow the last of the {count} "
-                        f"certificates")
+        raise BookError(f"corrupt book: {len(blob) - pos} bytes follow the last of the {count} certificates")
     return certs
 
 
@@ -1003,11 +1113,13 @@ def read_book(path) -> Book:
     header = layout.header
     check_header(header)
     if header["partial"]:
-        raise NotProven(f"not a complete proof: partial book (exported from an unsolved database; "
-                        f"value so far {header['value']})")
+        raise NotProven(
+            f"not a complete proof: partial book (exported from an unsolved database; "
+            f"value so far {header['value']})"
+        )
     rules = rules_from_json(header["rules"])
     rec_end = layout.body_start + header["records"] * RECORD_SIZE
-    keys, moves, values = parse_records(data[layout.body_start:rec_end])
+    keys, moves, values = parse_records(data[layout.body_start : rec_end])
     certs = {}
     if layout.version == 2:
         certs = parse_certificates(data[rec_end:], header["certificates"], keys, rules)
@@ -1028,8 +1140,9 @@ def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
         raise BookError("malformed header: start.first/second are not integers")
     tokens = r.parse_moves(st["moves"])
     if len(tokens) != len(cells):
-        raise BookError(f"inconsistent start: moves {st['moves']!r} has {len(tokens)} moves, "
-                        f"cells has {len(cells)}")
+        raise BookError(
+            f"inconsistent start: moves {st['moves']!r} has {len(tokens)} moves, cells has {len(cells)}"
+        )
     f = s = 0
     for i, (tok, c) in enumerate(zip(tokens, cells)):
         done = eng.static_outcome(f, s)
@@ -1039,8 +1152,7 @@ def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
         if tc is None:
             raise BookError(f"inconsistent start: move {i + 1} ({tok}) is not a legal move")
         if tc != c:
-            raise BookError(f"inconsistent start: move {i + 1} is {tok} (cell {tc}), start.cells "
-                            f"says {c}")
+            raise BookError(f"inconsistent start: move {i + 1} is {tok} (cell {tc}), start.cells says {c}")
         why = eng.illegal_reason(f, s, c)
         if why:
             raise BookError(f"inconsistent start: move {i + 1} ({tok}) is illegal: {why}")
@@ -1049,8 +1161,7 @@ def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
         else:
             s |= 1 << c
     if (f, s) != (st["first"], st["second"]):
-        raise BookError("inconsistent start: start.first/second are not the position after "
-                        f"{st['moves']!r}")
+        raise BookError(f"inconsistent start: start.first/second are not the position after {st['moves']!r}")
     return f, s, list(cells)
 
 
@@ -1137,8 +1248,10 @@ def check_record_includes(code: int, proven: int) -> None:
     lo, hi = CODE_INTERVAL[code]
     plo, phi = CODE_INTERVAL[proven]
     if lo < plo or hi > phi:
-        raise CertificateInvalid(f"record value {CODE_NAME[code]} does not include what its "
-                                 f"certificate proves ({CODE_NAME[proven]})")
+        raise CertificateInvalid(
+            f"record value {CODE_NAME[code]} does not include what its "
+            f"certificate proves ({CODE_NAME[proven]})"
+        )
 
 
 # --- Kind 2: Connect Four rule sets (book-format.md, "Kind 2: Connect Four rule sets") ----------
@@ -1214,8 +1327,11 @@ class C4Position:
     def need_empty(self, cells) -> None:
         for c in cells:
             if not self.empty(c):
-                why = ("occupied" if (self.occupied >> c) & 1 else
-                       "in the threat's column at or above below(T), outside the region")
+                why = (
+                    "occupied"
+                    if (self.occupied >> c) & 1
+                    else "in the threat's column at or above below(T), outside the region"
+                )
                 raise CertificateInvalid(f"{self.name(c)} is not empty: it is {why}")
 
 
@@ -1296,8 +1412,9 @@ def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int
             if not b.even(c):
                 raise CertificateInvalid(f"{b.name(c)} is odd")
             if b.below(c) != bb or b.below(bb) != a:
-                raise CertificateInvalid(f"{b.name(a)} {b.name(bb)} {b.name(c)} are not three "
-                                         f"cells of a column, bottom to top")
+                raise CertificateInvalid(
+                    f"{b.name(a)} {b.name(bb)} {b.name(c)} are not three cells of a column, bottom to top"
+                )
         if not a1 % b.w < a2 % b.w:
             raise CertificateInvalid(f"column of {b.name(a1)} is not left of that of {b.name(a2)}")
         contains = [_mask(c1, c2), _mask(b1, b2), _mask(b1, c1), _mask(b2, c2)]
@@ -1338,8 +1455,7 @@ def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int
         empties = group_empties(b, cells[:4], groups, opponent)
         pairs = list(zip(cells[4::2], cells[5::2]))
         if len(pairs) != len(empties):
-            raise CertificateInvalid(f"{len(pairs)} pairs for the group's {len(empties)} empty "
-                                     f"cells")
+            raise CertificateInvalid(f"{len(pairs)} pairs for the group's {len(empties)} empty cells")
         if len({c % b.w for c in empties}) != len(empties):
             raise CertificateInvalid("two empty cells of the group share a column")
         plist = []
@@ -1354,16 +1470,20 @@ def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int
             elif (x, y) == (c, up):
                 plist.append(Part(x, y, VERTICAL))
             else:
-                raise CertificateInvalid(f"pair {b.name(x)} {b.name(y)} for {b.name(c)} is neither "
-                                         f"the Claimeven below it nor the Vertical part above it")
+                raise CertificateInvalid(
+                    f"pair {b.name(x)} {b.name(y)} for {b.name(c)} is neither "
+                    f"the Claimeven below it nor the Vertical part above it"
+                )
         if all(p.rule == CLAIMEVEN for p in plist):
-            raise CertificateInvalid("no pair is a Vertical part (a Before of Claimevens only is "
-                                     "an Aftereven)")
+            raise CertificateInvalid(
+                "no pair is a Vertical part (a Before of Claimevens only is an Aftereven)"
+            )
         parts = tuple(plist)
         claimevens = tuple((p.lower, p.upper) for p in parts if p.rule == CLAIMEVEN)
         squares = _mask(*(x for p in parts for x in p[:2]))
         contains = (_mask(*(b.above(c) for c in empties)),) + tuple(
-            _mask(p.upper) if p.rule == CLAIMEVEN else _mask(p.lower, p.upper) for p in parts)
+            _mask(p.upper) if p.rule == CLAIMEVEN else _mask(p.lower, p.upper) for p in parts
+        )
     return Checked(rule, name, squares, parts, claimevens, lowest, contains, meets_all)
 
 
@@ -1395,8 +1515,10 @@ def incompatibility(b: C4Position, x: Checked, y: Checked) -> str | None:
         for lower, upper in y.claimevens:
             for col, row in x.lowest:
                 if lower % b.w == col and max(lower, upper) // b.w > row:
-                    return (f"Claimeven {b.name(lower)} {b.name(upper)} lies below the lowest cell "
-                            f"of the {RULE_NAME[x.rule]} in column {col + 1}")
+                    return (
+                        f"Claimeven {b.name(lower)} {b.name(upper)} lies below the lowest cell "
+                        f"of the {RULE_NAME[x.rule]} in column {col + 1}"
+                    )
     return None
 
 
@@ -1410,14 +1532,17 @@ def check_connect4_game(rules: Rules, groups: set) -> None:
     if not rules.gravity:
         raise CertificateInvalid("the game has no gravity; a kind 2 certificate needs Connect Four")
     if rules.cells != frozenset(range(rules.n)):
-        raise CertificateInvalid("not every cell of the grid is playable; a kind 2 certificate "
-                                 "needs Connect Four")
+        raise CertificateInvalid(
+            "not every cell of the grid is playable; a kind 2 certificate needs Connect Four"
+        )
     if {_mask(*p) for p in rules.patterns} != groups:
-        raise CertificateInvalid("the win patterns are not the groups of four in a row; a kind 2 "
-                                 "certificate needs Connect Four")
+        raise CertificateInvalid(
+            "the win patterns are not the groups of four in a row; a kind 2 certificate needs Connect Four"
+        )
     if rules.disc_cap is not None or rules.forbidden:
-        raise CertificateInvalid("the game has a disc cap or a rule on the first stone; a kind 2 "
-                                 "certificate needs Connect Four")
+        raise CertificateInvalid(
+            "the game has a disc cap or a rule on the first stone; a kind 2 certificate needs Connect Four"
+        )
 
 
 def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
@@ -1435,8 +1560,7 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
             raise CertificateInvalid("a player already owns a whole group")
     mover = 0 if f.bit_count() == s.bit_count() else 1
     if rs.controller - 1 == mover:
-        raise CertificateInvalid(f"the controller ({PLAYER_NAME[rs.controller - 1]}) is the "
-                                 f"player to move")
+        raise CertificateInvalid(f"the controller ({PLAYER_NAME[rs.controller - 1]}) is the player to move")
     mine, opponent = (f, s) if rs.controller == 1 else (s, f)
     vacant = ((1 << n) - 1) & ~(f | s)
     nvac = vacant.bit_count()
@@ -1457,11 +1581,12 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
         if not (vacant >> (t + w)) & 1:
             raise CertificateInvalid(f"the cell below the threat {tn} is not vacant")
         if (t // w) % 2 != nvac % 2:
-            raise CertificateInvalid(f"threat {tn} is in row {t // w} (0 at the top), of the "
-                                     f"other parity than the {nvac} vacant cells")
+            raise CertificateInvalid(
+                f"threat {tn} is in row {t // w} (0 at the top), of the "
+                f"other parity than the {nvac} vacant cells"
+            )
         if not any((g >> t) & 1 and g & ~(1 << t) & mine == g & ~(1 << t) for g in groups):
-            raise CertificateInvalid(f"no group consists of threat {tn} and three stones of the "
-                                     f"controller")
+            raise CertificateInvalid(f"no group consists of threat {tn} and three stones of the controller")
     b = C4Position(rules, f, s, t)
     for c in sorted({c for inst in rs.instances for c in inst.cells}):
         if c >= n:
@@ -1472,19 +1597,23 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
             checked.append(check_instance(b, inst, groups, opponent))
         except CertificateInvalid as e:
             names = " ".join(b.name(c) for c in inst.cells)
-            raise CertificateInvalid(f"instance {j} ({RULE_NAME[inst.rule]} {names}) is not "
-                                     f"valid: {e}") from None
+            raise CertificateInvalid(
+                f"instance {j} ({RULE_NAME[inst.rule]} {names}) is not valid: {e}"
+            ) from None
     for i, x in enumerate(checked):
         for j in range(i + 1, len(checked)):
             why = incompatibility(b, x, checked[j])
             if why:
-                raise CertificateInvalid(f"instances {i} ({x.name}) and {j} ({checked[j].name}) "
-                                         f"are not compatible: {why}")
+                raise CertificateInvalid(
+                    f"instances {i} ({x.name}) and {j} ({checked[j].name}) are not compatible: {why}"
+                )
     for g in sorted(groups):
         if g & mine or g & b.dead:
             continue
-        if not any(any(g & m == m for m in x.contains) or
-                   (x.meets_all and all(g & m for m in x.meets_all)) for x in checked):
+        if not any(
+            any(g & m == m for m in x.contains) or (x.meets_all and all(g & m for m in x.meets_all))
+            for x in checked
+        ):
             names = " ".join(b.name(c) for c in range(n) if (g >> c) & 1)
             raise CertificateInvalid(f"problem {names} is solved by no instance")
     if t == NO_THREAT:
@@ -1525,8 +1654,14 @@ class CertificateChecker:
             try:
                 code = check_ruleset(self.eng.rules, key >> 64, key & MASK64, cert.content)
             except CertificateInvalid as e:
-                where = (" (cells of the canonical orientation, the image of this position "
-                         f"under symmetries[{k}])") if mirrored else ""
+                where = (
+                    (
+                        " (cells of the canonical orientation, the image of this position "
+                        f"under symmetries[{k}])"
+                    )
+                    if mirrored
+                    else ""
+                )
                 raise CertificateInvalid(f"invalid Connect Four certificate{where}: {e}") from None
         return code
 
@@ -1555,6 +1690,7 @@ class CertificateChecker:
 # The proof walk
 # --------------------------------------------------------------------------------------------
 
+
 class Hole(Exception):
     """The first place where a strategy breaks: ``path`` is the line from the start as nested
     (parent, cell) pairs (cheap to extend while walking, unwound only when reporting)."""
@@ -1575,8 +1711,9 @@ def _unwind(path) -> list[int]:
     return out
 
 
-def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: str,
-                  checker: CertificateChecker) -> int:
+def walk_strategy(
+    book: Book, eng: Engine, start, owner: int, thr: int, claim: str, checker: CertificateChecker
+) -> int:
     """Check one player's strategy from the start: the book's move where ``owner`` is to move,
     every legal reply elsewhere; every line must end with an outcome >= thr (owner first) or
     <= thr (owner second), or at a certificate that proves as much.  Returns the number of
@@ -1594,18 +1731,19 @@ def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: s
     legal, illegal_reason = eng.legal, eng.illegal_reason
     bl = bisect.bisect_left
     f0, s0 = start
-    need = (f"at least {OUTCOME_NAME[thr]}" if thr != FIRST_WINS else "a first-player win") \
-        if owner == 0 else (f"at most {OUTCOME_NAME[thr]}" if thr != SECOND_WINS else "a second-player win")
+    need = (
+        (f"at least {OUTCOME_NAME[thr]}" if thr != FIRST_WINS else "a first-player win")
+        if owner == 0
+        else (f"at most {OUTCOME_NAME[thr]}" if thr != SECOND_WINS else "a second-player win")
+    )
     who = PLAYER_NAME[owner]
 
     def bad_end(outcome):
         return outcome < thr if owner == 0 else outcome > thr
 
     def end_msg(outcome):
-        res = {FIRST_WINS: "a first-player win", SECOND_WINS: "a second-player win",
-               DRAW: "a draw"}[outcome]
-        return (f"line ends in {res}, but the {who}'s strategy must force {need} "
-                f"(book claims {claim})")
+        res = {FIRST_WINS: "a first-player win", SECOND_WINS: "a second-player win", DRAW: "a draw"}[outcome]
+        return f"line ends in {res}, but the {who}'s strategy must force {need} (book claims {claim})"
 
     o = eng.static_outcome(f0, s0)
     if o is not None:
@@ -1628,9 +1766,12 @@ def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: s
                 code = values[i]
                 lo, hi = CODE_INTERVAL[code]
                 if (hi < thr) if owner == 0 else (lo > thr):
-                    raise Hole(path, f"record value contradicts claim: the record says "
-                                     f"{CODE_NAME[code]} on a line where the {who}'s strategy must "
-                                     f"force {need} (book claims {claim})")
+                    raise Hole(
+                        path,
+                        f"record value contradicts claim: the record says "
+                        f"{CODE_NAME[code]} on a line where the {who}'s strategy must "
+                        f"force {need} (book claims {claim})",
+                    )
                 if key in certified:
                     try:
                         if checker.decides(key, f, s, k, code, owner, thr):
@@ -1642,8 +1783,11 @@ def walk_strategy(book: Book, eng: Engine, start, owner: int, thr: int, claim: s
                     raise Hole(path, f"no record: the {who} is to move and the book has no move here")
                 m = moves[i]
                 if m == NO_MOVE:
-                    raise Hole(path, f"no move: the record for this {who}-to-move position stores no "
-                                     f"move (255){checker.why_not(key)}")
+                    raise Hole(
+                        path,
+                        f"no move: the record for this {who}-to-move position stores no "
+                        f"move (255){checker.why_not(key)}",
+                    )
                 if m >= n:
                     raise Hole(path, f"illegal book move: stored move {m} is off the {n}-cell grid")
                 c = inverse[k][m]
@@ -1688,8 +1832,16 @@ def verify_book(book: Book, progress=None) -> Report:
     position, and the proof of its value."""
     h = book.header
     game, claim = h["game"], h["value"]
-    rep = Report(False, 1, "", game=game, value=claim, records=len(book.keys),
-                 format_version=book.version, certificates=sum(map(len, book.certificates.values())))
+    rep = Report(
+        False,
+        1,
+        "",
+        game=game,
+        value=claim,
+        records=len(book.keys),
+        format_version=book.version,
+        certificates=sum(map(len, book.certificates.values())),
+    )
     ref = reference_rules(game)
     if ref is not None:
         diffs = compare_rules(ref, book.rules, game)
@@ -1709,8 +1861,10 @@ def verify_book(book: Book, progress=None) -> Report:
     total = 0
     for owner, thr in plans:
         if progress:
-            progress(f"checking the {PLAYER_NAME[owner]}'s strategy "
-                     f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})")
+            progress(
+                f"checking the {PLAYER_NAME[owner]}'s strategy "
+                f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})"
+            )
         try:
             total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker)
         except Hole as hole:
@@ -1748,8 +1902,10 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     progress = None if a.quiet else (lambda msg: print(msg, file=sys.stderr))
     rep = verify_file(a.book, progress)
-    stats = (f"{rep.positions} positions checked in {rep.seconds:.2f} s "
-             f"({rep.rate:,.0f} positions/s), {rep.records} records")
+    stats = (
+        f"{rep.positions} positions checked in {rep.seconds:.2f} s "
+        f"({rep.rate:,.0f} positions/s), {rep.records} records"
+    )
     if rep.format_version == 2:
         stats += f", {rep.certificates} certificates ({rep.certificates_used} ended a line)"
     # The verdict (proven or not) goes to stdout; a file that is not a readable book is an error

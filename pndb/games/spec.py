@@ -356,7 +356,9 @@ def centre_order(width, height, cells):
 def gravity_columns(width, height, cells):
     """Each column's playable cells from the bottom (last row) up."""
     cellset = set(cells)
-    return [[r * width + c for r in range(height - 1, -1, -1) if r * width + c in cellset] for c in range(width)]
+    return [
+        [r * width + c for r in range(height - 1, -1, -1) if r * width + c in cellset] for c in range(width)
+    ]
 
 
 def preserves(perm, cells, patterns, forbidden, gravity, width, height):
@@ -743,4 +745,3 @@ def game_from_rules(data, spec):
         order=optional["move_order"],
         title=shown(spec if name is None else name, 80),
     )
-
