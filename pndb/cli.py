@@ -182,9 +182,10 @@ def report_progress(p):
     from pndb.values import QUESTIONS
 
     pn, dn = ("inf" if api.is_infinite(x) else x for x in (p.root.pn(p.question), p.root.dn(p.question)))
+    rate = p.expansions / max(p.seconds, 1e-9)
     click.echo(
         f"[{p.seconds:7.1f}s] {QUESTIONS[p.question]} root pn {pn} dn {dn}  nodes {p.nodes}  "
-        f"{p.expansions / max(p.seconds, 1e-9):.0f} expansions/s  db {p.db_bytes / 1e6:.1f} MB  "
+        f"{rate:.{1 if rate < 10 else 0}f} expansions/s  db {p.db_bytes / 1e6:.1f} MB  "
         f"memory {p.memory_bytes / 2**20:.0f} of {p.budget_bytes / 2**20:.0f} MB",
         err=True,
     )
