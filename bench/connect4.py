@@ -258,8 +258,11 @@ def bench_boards(boards, args, binary_dir, extra):
         capped += (value is None) + (binary is not None and ab is None)
         shown = value or f"capped ({known})"
         ab_shown = ab or ("capped" if binary else "not built")
+        ratio = fmt_ratio(wall, ab_wall)
+        if value is None and ab_wall is not None:
+            ratio = ">" + ratio  # pndb's time is only its cap
         rows.append((board, lit, shown, fmt_s(wall), fmt_s(solve), ab_shown, fmt_s(ab_wall),
-                     fmt_ratio(wall, ab_wall), agree))  # fmt: skip
+                     ratio, agree))  # fmt: skip
         print(f"  {board}: pndb {shown} {fmt_s(wall)} s, alpha-beta {ab_shown} {fmt_s(ab_wall)} s",
               file=sys.stderr, flush=True)  # fmt: skip
     print(f"\nEmpty boards (cap {args.max_seconds:g} s each)")
