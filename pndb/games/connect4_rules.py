@@ -667,7 +667,10 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000, compiled=Tr
     refute every group of the player to move, that player does not win (``first-wont-win`` when
     the second player controls, ``second-wont-win`` when the first does). Else ``NO_VERDICT``."""
     a, b = int(a), int(b)
-    setting = _setting(board_of(game, a, b), a, b)
+    bd = board_of(game, a, b)
+    if compiled and rng is None:
+        return _evaluate_compiled(bd, a, b, rules, max_nodes)
+    setting = _setting(bd, a, b)
     if setting is None:
         return NO_VERDICT
     find = _find_compiled if compiled else _find_python
@@ -677,13 +680,17 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000, compiled=Tr
         problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
         opponent = (a | b) & ~setting.mine
         chosen = find(bd, problems, opponent, rules, rng, max_nodes)
-        if chosen is None:
-            continue
-        chosen.sort(key=lambda x: (x[0].rule, x[0].cells))
-        solved = tuple(tuple(_cells(problems[p]) for p in _cells(m)) for _, m in chosen)
-        cert = Certificate(setting.controller, threat, tuple(inst for inst, _ in chosen))
-        return RulesVerdict(_value(setting.controller, threat), cert, solved)
+        if chosen is not None:
+            return _verdict(setting.controller, threat, chosen, problems)
     return NO_VERDICT
+
+
+def _verdict(controller, threat, chosen, problems):
+    """The verdict of a chosen set: (instance, bitmask of the problems it solves) pairs."""
+    chosen.sort(key=lambda x: (x[0].rule, x[0].cells))
+    solved = tuple(tuple(_cells(problems[p]) for p in _cells(m)) for _, m in chosen)
+    cert = Certificate(controller, threat, tuple(inst for inst, _ in chosen))
+    return RulesVerdict(_value(controller, threat), cert, solved)
 
 
 def _find_python(bd, problems, opponent, rules, rng, max_nodes):
@@ -711,14 +718,43 @@ def _find_python(bd, problems, opponent, rules, rng, max_nodes):
 _LINES_NP = {}  # (width, height) -> the groups as a uint64 array
 
 
+def _lines_np(bd):
+    lines = _LINES_NP.get((bd.width, bd.height))
+    if lines is None:
+        lines = _LINES_NP[(bd.width, bd.height)] = np.array(bd.lines, np.uint64)
+    return lines
+
+
+def _rule_mask(rules):
+    return sum(1 << int(r) for r in rules)
+
+
+def _rows(ints, solved):
+    """(instance, problems mask) of rows of the compiled instance table."""
+    out = []
+    for row, words in zip(ints.tolist(), solved.tolist()):
+        cells = tuple(row[_I_CELLS : _I_CELLS + row[_I_NCELLS]])
+        mask = sum(int(word) << (64 * k) for k, word in enumerate(words))
+        out.append((Instance(Rule(row[_I_RULE]), cells), mask))
+    return out
+
+
+def _evaluate_compiled(bd, a, b, rules, max_nodes):
+    """:func:`evaluate` without ``rng``, by one call of the kernel :func:`_nb_evaluate`."""
+    controller, threat, ints, solved, problems = _nb_evaluate(
+        bd.width, bd.height, _lines_np(bd), np.uint64(a), np.uint64(b), _rule_mask(rules), max_nodes
+    )
+    if controller == 0:
+        return NO_VERDICT
+    return _verdict(int(controller), int(threat), _rows(ints, solved), problems.tolist())
+
+
 def _find_compiled(bd, problems, opponent, rules, rng, max_nodes):
     """:func:`_find_python` by the numba kernels below."""
     w, h = bd.width, bd.height
-    lines = _LINES_NP.get((w, h))
-    if lines is None:
-        lines = _LINES_NP[(w, h)] = np.array(bd.lines, np.uint64)
+    lines = _lines_np(bd)
     cap = 2 * w * h + w * w + w * w * h * h + w**3 + 17 * len(bd.lines) + 1
-    rule_mask = sum(1 << int(r) for r in rules)
+    rule_mask = _rule_mask(rules)
     ints, masks, solved, m = _nb_instances(
         w, h, np.uint64(bd.region), np.uint64(bd.occupied), np.uint64(opponent), np.array(bd.top, np.int64),
         lines, np.array(problems, np.uint64), rule_mask, cap,
@@ -730,15 +766,7 @@ def _find_compiled(bd, problems, opponent, rules, rng, max_nodes):
         order = np.array(order, np.int64)
         ints, masks, solved = ints[order], masks[order], solved[order]
     status, chosen = _nb_chosen_set(ints, masks, solved, m, len(problems), max_nodes)
-    if status != 1:
-        return None
-    out = []
-    for i in chosen.tolist():
-        row = ints[i].tolist()
-        cells = tuple(row[_I_CELLS : _I_CELLS + row[_I_NCELLS]])
-        mask = sum(int(word) << (64 * k) for k, word in enumerate(solved[i].tolist()))
-        out.append((Instance(Rule(row[_I_RULE]), cells), mask))
-    return out
+    return _rows(ints[chosen], solved[chosen]) if status == 1 else None
 
 
 def proves(cert):
@@ -1288,6 +1316,75 @@ def _nb_chosen_set(ints, masks, solved, m, nproblems, max_nodes):
         banned[d + 1, i >> 6] |= _b(i & 63)
         d += 1
         enter = True
+
+
+@nb.njit(cache=True)
+def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
+    """:func:`evaluate` in one compiled call (numba-callable, for the inner search too):
+    (controller, threat, instance rows, their solved problems, the problems) of the first
+    chosen set found, controller 0 when there is none. A threat of -1 is NO_THREAT."""
+    n = w * h
+    occupied = a | b
+    full = ~_U0 if n == 64 else (_U1 << np.uint64(n)) - _U1
+    empties = full & ~occupied
+    none = (0, -1, np.zeros((0, _NI), np.int64), np.zeros((0, 1), np.uint64), np.zeros(0, np.uint64))
+    if empties == _U0:
+        return none
+    for g in lines:
+        if a & g == g or b & g == g:
+            return none
+    if _popcount(a) == _popcount(b):
+        controller, mine = 2, b
+    else:
+        controller, mine = 1, a
+    opponent = occupied & ~mine
+    parity = _popcount(empties) % 2
+    # the win conditions to try (see threats): the controller's threats, then NO_THREAT
+    tries = np.empty(n + 1, np.int64)
+    ntries = 0
+    seen = _U0
+    for g in lines:
+        rest = g & ~mine
+        if rest != _U0 and rest & (rest - _U1) == _U0 and rest & occupied == _U0:
+            t = _lowest(rest)
+            below = _nb_below(w, h, t)
+            if (t // w) % 2 == parity and below >= 0 and (occupied >> np.uint64(below)) & _U1 == _U0:
+                seen |= _b(t)
+    while seen != _U0:
+        tries[ntries] = _lowest(seen)
+        seen &= seen - _U1
+        ntries += 1
+    if parity == 0:
+        tries[ntries] = -1
+        ntries += 1
+    nlines = lines.shape[0]
+    cap = 2 * n + w * w + w * w * h * h + w * w * w + 17 * nlines + 1
+    top = np.zeros(w, np.int64)
+    problems = np.empty(nlines, np.uint64)
+    for k in range(ntries):
+        threat = tries[k]
+        region = empties
+        dead = _U0
+        top[:] = 0
+        if threat >= 0:
+            col, under = threat % w, threat // w + 1
+            top[col] = under + 1
+            for r in range(under + 1):
+                region &= ~_b(r * w + col)
+            for r in range(threat // w + 1):
+                dead |= _b(r * w + col)
+        np_ = 0
+        for g in lines:
+            if g & mine == _U0 and g & dead == _U0:
+                problems[np_] = g
+                np_ += 1
+        ints, masks, solved, m = _nb_instances(
+            w, h, region, occupied, opponent, top, lines, problems[:np_], rule_mask, cap
+        )
+        status, chosen = _nb_chosen_set(ints, masks, solved, m, np_, max_nodes)
+        if status == 1:
+            return controller, threat, ints[chosen], solved[chosen], problems[:np_].copy()
+    return none
 
 
 # ------------------------------------------------------------------ bytes (book kind 2)
