@@ -14,6 +14,7 @@ the rules' calls, decided positions and seconds.
 
     python bench/connect4_rules.py connect4:4x4 --all --check
     python bench/connect4_rules.py connect4:7x6 --positions 2000 --min-stones 20
+    python bench/connect4_rules.py connect4:7x6 --positions 1000 --min-stones 8 --max-stones 30 --python
     python bench/connect4_rules.py connect4:6x4 --solve --limits 24:2000,42:20000 --compare
 """
 
@@ -40,14 +41,14 @@ AGREES = {
 }
 
 
-def random_positions(rg, count, min_stones, seed):
+def random_positions(rg, count, min_stones, seed, max_stones=99):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
         moves = ref.random_game(rg, rng, avoid_wins=True)
         if len(moves) > min_stones:
             a = b = 0
-            for cell in moves[: rng.randrange(min_stones, len(moves))]:
+            for cell in moves[: rng.randrange(min_stones, min(len(moves), max_stones + 1))]:
                 a, b = ref.play(rg, a, b, cell)
             out.append((a, b))
     return out
@@ -100,12 +101,14 @@ def main():
     ap.add_argument("--all", action="store_true", help="every reachable position")
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--min-stones", type=int, default=0)
+    ap.add_argument("--max-stones", type=int, default=99)
+    ap.add_argument("--max-nodes", type=int, default=2000, help="chosen-set search nodes per win condition")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check", action="store_true", help="check every certificate, and against minimax")
     ap.add_argument("--solve", action="store_true", help="whole solves instead (see above)")
     ap.add_argument("--limits", default="24:2000", help="MAX_EMPTY:NODES,... for --solve")
     ap.add_argument("--compare", action="store_true", help="--solve also without knowledge")
-    ap.add_argument("--python", action="store_true", help="--solve with the plain Python rules")
+    ap.add_argument("--python", action="store_true", help="the plain Python rules (before numba)")
     ap.add_argument("--max-seconds", type=float, default=300)
     args = ap.parse_args()
     if args.solve:
@@ -115,12 +118,13 @@ def main():
     if args.all:
         positions = sorted(p for p in ref.enumerate_positions(rg) if ref.outcome(rg, *p) == ref.ONGOING)
     else:
-        positions = random_positions(rg, args.positions, args.min_stones, args.seed)
+        positions = random_positions(rg, args.positions, args.min_stones, args.seed, args.max_stones)
+    cr.evaluate(game, 0, 0, compiled=not args.python)  # compile (or load) the kernels before timing
     rows = defaultdict(Counter)
     verdicts = []
     start = time.perf_counter()
     for a, b in positions:
-        verdict = cr.evaluate(game, a, b)
+        verdict = cr.evaluate(game, a, b, max_nodes=args.max_nodes, compiled=not args.python)
         row = rows[(a | b).bit_count()]
         row["positions"] += 1
         row[verdict.value or "none"] += 1
@@ -129,7 +133,8 @@ def main():
     elapsed = time.perf_counter() - start
     print(
         f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
-        f"{len(positions) / elapsed:.0f} positions/s ({elapsed:.1f} s)"
+        f"{len(positions) / elapsed:.0f} positions/s, {1000 * elapsed / len(positions):.3f} ms each "
+        f"({elapsed:.1f} s)"
     )
     values = [cr.FIRST_WINS, cr.SECOND_WINS, cr.FIRST_WONT_WIN, cr.SECOND_WONT_WIN]
     print("stones  positions  decided  " + "  ".join(values))

@@ -35,6 +35,13 @@ Left out, on purpose (a wrong value is worse than no value):
 
 Positions are pndb's: bitboards ``a`` (first player) and ``b`` (second player), bit i = cell i,
 row-major from the top-left of a width x height grid; the last row is the bottom.
+
+Two implementations, one meaning. The Python functions (one per rule, :func:`compatible` for
+table 7.4, :func:`_chosen_set` for section 9.2) are the definitions; :func:`check_certificate`
+uses only them. The numba kernels at the end (:func:`_nb_evaluate`) find the same instances in
+the same order and run the same search on uint64 bitboards and bitsets, some fifty times faster;
+:func:`evaluate` uses them unless told ``compiled=False``, and the tests hold both to the same
+verdicts and certificates.
 """
 
 from enum import IntEnum
