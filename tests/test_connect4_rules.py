@@ -4,10 +4,15 @@ A rules verdict is a claim about the game value; the reference model (tests/refe
 its own rules and minimax, so every verdict is checked against a value computed without pndb.
 """
 
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import reference as ref
+from conftest import cli
 
 from pndb.games import connect4_rules as cr
 from pndb.games.connect4_rules import Certificate, Instance, Rule
@@ -345,3 +350,22 @@ def test_compiled_equals_python(spec, count):
             decided += 1
             assert cr.check_certificate(game, a, b, fast.certificate) == fast.value
     assert decided >= 3
+
+
+def test_solve_with_rules_gives_verified_book(tmp_path):
+    """connect4:5x4 solved with knowledge (a small inner budget, so that the outer search meets
+    positions the rules decide): the database holds rule certificates, `check` accepts them,
+    and the exported book carries one that tools/verify.py accepts."""
+    db, book = tmp_path / "db", tmp_path / "b.pnbook"
+    for args in (
+        ("solve", "connect4:5x4", "--db", db, "--inner-nodes", "300", "--quiet"),
+        ("check", db),
+        ("export", db, "-o", book),
+    ):
+        r = cli(*args)
+        assert r.returncode == 0, r.stdout + r.stderr
+    status = json.loads(cli("status", "--json", db).stdout)
+    assert status["result"] == "draw" and status["certificates"] > 0
+    tool = Path(__file__).resolve().parent.parent / "tools" / "verify.py"
+    r = subprocess.run([sys.executable, str(tool), str(book)], capture_output=True, text=True)
+    assert r.returncode == 0 and "certificates" in r.stdout, r.stdout + r.stderr
