@@ -904,28 +904,32 @@ def _nb_vertical(w, h, region, top, lower, upper):
 
 
 @nb.njit(cache=True)
-def _nb_push(ints, masks, solved, count, cur, curm, claims, nclaims, above, nabove, problems):
-    """Append the instance in (cur, curm) when it solves a problem: a problem is solved when it
-    contains every square of one claim mask, or (Aftereven) meets every mask of ``above``."""
-    for w in range(solved.shape[1]):
-        solved[count, w] = _U0
+def _nb_push(ints, masks, solved, count, cur, curm, claims, nclaims, above, nabove, through):
+    """Append the instance in (cur, curm) when it solves a problem (as :meth:`Applied.solved`,
+    with ``through[s]`` the problems that contain square s): the problems that contain every
+    square of one claim mask, and (Aftereven) those that meet every mask of ``above``."""
     hit_any = False
-    for p in range(problems.shape[0]):
-        g = problems[p]
-        hit = False
+    for wd in range(solved.shape[1]):
+        out = _U0
         for k in range(nclaims):
-            if g & claims[k] == claims[k]:
-                hit = True
-                break
-        if not hit and nabove > 0:
-            hit = True
+            sel = ~_U0
+            x = claims[k]
+            while x != _U0:
+                sel &= through[_lowest(x), wd]
+                x &= x - _U1
+            out |= sel
+        if nabove > 0:
+            sel = ~_U0
             for k in range(nabove):
-                if g & above[k] == _U0:
-                    hit = False
-                    break
-        if hit:
-            solved[count, p >> 6] |= _b(p & 63)
-            hit_any = True
+                hits = _U0
+                x = above[k]
+                while x != _U0:
+                    hits |= through[_lowest(x), wd]
+                    x &= x - _U1
+                sel &= hits
+            out |= sel
+        solved[count, wd] = out
+        hit_any = hit_any or out != _U0
     if not hit_any:
         return count
     ints[count, :] = cur
@@ -964,6 +968,12 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
     ints = np.empty((cap, _NI), np.int64)
     masks = np.empty((cap, _NM), np.uint64)
     solved = np.empty((cap, pw), np.uint64)
+    through = np.zeros((n, pw), np.uint64)  # square -> the problems that contain it
+    for p in range(problems.shape[0]):
+        x = problems[p]
+        while x != _U0:
+            through[_lowest(x), p >> 6] |= _b(p & 63)
+            x &= x - _U1
     cur = np.zeros(_NI, np.int64)
     curm = np.zeros(_NM, np.uint64)
     claims = np.zeros(8, np.uint64)
@@ -992,7 +1002,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 curm[_M_SQUARES] = _b(lo) | _b(s)
                 curm[_M_CELOW] = _b(lo)
                 claims[0] = _b(s)
-                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, problems)
+                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
     # Baseinverse (rule 2)
     if rule_mask >> 2 & 1:
         for i in range(npl):
@@ -1002,7 +1012,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                     _nb_new(cur, curm, 2, (x, y))
                     curm[_M_SQUARES] = _b(x) | _b(y)
                     claims[0] = _b(x) | _b(y)
-                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, problems)
+                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
     # Vertical (rule 3)
     if rule_mask >> 3 & 1:
         for k in range(ne):
@@ -1012,7 +1022,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 _nb_new(cur, curm, 3, (lo, s))
                 curm[_M_SQUARES] = _b(lo) | _b(s)
                 claims[0] = _b(lo) | _b(s)
-                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, problems)
+                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
     # Lowinverse (5) and Highinverse (6): column parts, lowest-index (highest) square first
     lows = np.empty((w, h, 2), np.int64)
     nlows = np.zeros(w, np.int64)
@@ -1045,7 +1055,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         claims[0] = _b(u1) | _b(u2)
                         claims[1] = _b(l1) | _b(u1)
                         claims[2] = _b(l2) | _b(u2)
-                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, 3, above, 0, problems)
+                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, 3, above, 0, through)
             if rule_mask >> 6 & 1:
                 for i in range(nhighs[c1]):
                     for j in range(nhighs[c2]):
@@ -1068,9 +1078,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         if _nb_playable(w, h, region, occupied, a2):
                             claims[nc] = _b(a2) | _b(e1)
                             nc += 1
-                        count = _nb_push(
-                            ints, masks, solved, count, cur, curm, claims, nc, above, 0, problems
-                        )
+                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, nc, above, 0, through)
     # Baseclaim (rule 7)
     if rule_mask >> 7 & 1:
         for j in range(npl):
@@ -1088,7 +1096,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                     curm[_M_CELOW] = _b(p2)
                     claims[0] = _b(p1) | _b(q)
                     claims[1] = _b(p2) | _b(p3)
-                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 2, above, 0, problems)
+                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 2, above, 0, through)
     # Aftereven (rule 4) and Before (rule 8), per group of the controller
     cells = np.empty(4, np.int64)
     emp = np.empty(4, np.int64)
@@ -1144,7 +1152,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 cur[_I_NPARTS] = k
                 curm[_M_SQUARES] = sq
                 curm[_M_CELOW] = celow
-                count = _nb_push(ints, masks, solved, count, cur, curm, claims, k, above, k, problems)
+                count = _nb_push(ints, masks, solved, count, cur, curm, claims, k, above, k, through)
         if not rule_mask >> 8 & 1:
             continue
         # Before: empty squares in different columns, each with an empty square above it
@@ -1204,7 +1212,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             cur[_I_NPARTS] = k
             curm[_M_SQUARES] = sq
             curm[_M_CELOW] = celow
-            count = _nb_push(ints, masks, solved, count, cur, curm, claims, k + 1, above, 0, problems)
+            count = _nb_push(ints, masks, solved, count, cur, curm, claims, k + 1, above, 0, through)
     return ints, masks, solved, count
 
 
