@@ -6,13 +6,22 @@ Positions: every reachable position (--all; small boards only) or those of rando
 avoid winning moves, cut after a random number of stones (--positions N). Per number of stones:
 positions, how many the rules decide, and which values.
 
+With --solve: whole solves instead (api.solve in a fresh temporary database, --max-seconds
+each), one per setting of --limits (MAX_EMPTY:NODES, the C4_RULES_* constants of
+pndb/games/spec.py), plus one without knowledge with --compare; --python evaluates with the plain
+Python rules (the state before the numba kernels). Per solve: value, seconds, expansions, and
+the rules' calls, decided positions and seconds.
+
     python bench/connect4_rules.py connect4:4x4 --all --check
     python bench/connect4_rules.py connect4:7x6 --positions 2000 --min-stones 20
+    python bench/connect4_rules.py connect4:7x6 --positions 1000 --min-stones 8 --max-stones 30 --python
+    python bench/connect4_rules.py connect4:6x4 --solve --limits 24:2000,42:20000 --compare
 """
 
 import argparse
 import random
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -32,17 +41,58 @@ AGREES = {
 }
 
 
-def random_positions(rg, count, min_stones, seed):
+def random_positions(rg, count, min_stones, seed, max_stones=99):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
         moves = ref.random_game(rg, rng, avoid_wins=True)
         if len(moves) > min_stones:
             a = b = 0
-            for cell in moves[: rng.randrange(min_stones, len(moves))]:
+            for cell in moves[: rng.randrange(min_stones, min(len(moves), max_stones + 1))]:
                 a, b = ref.play(rg, a, b, cell)
             out.append((a, b))
     return out
+
+
+def solve(args):
+    """Whole solves, one per rules setting (and one without knowledge)."""
+    from pndb import api
+    from pndb.games import spec as game_spec
+
+    game = load_game(args.spec)
+    runs = [(tuple(map(int, lim.split(":"))), True) for lim in args.limits.split(",")]
+    if args.compare:
+        runs.append(((0, 0), False))
+    evaluate = cr.evaluate
+    stats = Counter()
+
+    def counted(*a, **k):
+        start = time.perf_counter()
+        verdict = evaluate(*a, compiled=not args.python, **k)
+        stats["seconds"] += time.perf_counter() - start
+        stats["calls"] += 1
+        stats["decided"] += verdict.value is not None
+        return verdict
+
+    cr.evaluate = counted
+    with tempfile.TemporaryDirectory(prefix="pndb-bench-") as tmp:  # compile or load every kernel first
+        api.solve(game, db=f"{tmp}/db.lmdb", max_nodes=3)
+    engine = "python" if args.python else "numba"
+    print(f"{args.spec}: at most {args.max_seconds} s per solve; {engine} rules")
+    print("max_empty  nodes  knowledge  value           seconds  expansions  rule_calls  decided  rule_s")
+    for (max_empty, nodes), knowledge in runs:
+        game_spec.C4_RULES_MAX_EMPTY, game_spec.C4_RULES_NODES = max_empty, nodes
+        stats.clear()
+        with tempfile.TemporaryDirectory(prefix="pndb-bench-") as tmp:
+            start = time.perf_counter()
+            r = api.solve(game, db=f"{tmp}/db.lmdb", max_seconds=args.max_seconds, knowledge=knowledge)
+            seconds = time.perf_counter() - start
+        value = r.value.name if r.solved else "unsolved"
+        print(
+            f"{max_empty:9d} {nodes:6d}  {str(knowledge):9s}  {value:15s} {seconds:8.1f} {r.expansions:11d} "
+            f"{stats['calls']:11d} {stats['decided']:8d} {stats['seconds']:7.1f}",
+            flush=True,
+        )
 
 
 def main():
@@ -51,20 +101,30 @@ def main():
     ap.add_argument("--all", action="store_true", help="every reachable position")
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--min-stones", type=int, default=0)
+    ap.add_argument("--max-stones", type=int, default=99)
+    ap.add_argument("--max-nodes", type=int, default=2000, help="chosen-set search nodes per win condition")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check", action="store_true", help="check every certificate, and against minimax")
+    ap.add_argument("--solve", action="store_true", help="whole solves instead (see above)")
+    ap.add_argument("--limits", default="24:2000", help="MAX_EMPTY:NODES,... for --solve")
+    ap.add_argument("--compare", action="store_true", help="--solve also without knowledge")
+    ap.add_argument("--python", action="store_true", help="the plain Python rules (before numba)")
+    ap.add_argument("--max-seconds", type=float, default=300)
     args = ap.parse_args()
+    if args.solve:
+        return solve(args)
     sys.setrecursionlimit(10000)
     game, rg = load_game(args.spec), ref.ref_game(args.spec)
     if args.all:
         positions = sorted(p for p in ref.enumerate_positions(rg) if ref.outcome(rg, *p) == ref.ONGOING)
     else:
-        positions = random_positions(rg, args.positions, args.min_stones, args.seed)
+        positions = random_positions(rg, args.positions, args.min_stones, args.seed, args.max_stones)
+    cr.evaluate(game, 0, 0, compiled=not args.python)  # compile (or load) the kernels before timing
     rows = defaultdict(Counter)
     verdicts = []
     start = time.perf_counter()
     for a, b in positions:
-        verdict = cr.evaluate(game, a, b)
+        verdict = cr.evaluate(game, a, b, max_nodes=args.max_nodes, compiled=not args.python)
         row = rows[(a | b).bit_count()]
         row["positions"] += 1
         row[verdict.value or "none"] += 1
@@ -73,7 +133,8 @@ def main():
     elapsed = time.perf_counter() - start
     print(
         f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
-        f"{len(positions) / elapsed:.0f} positions/s ({elapsed:.1f} s)"
+        f"{len(positions) / elapsed:.0f} positions/s, {1000 * elapsed / len(positions):.3f} ms each "
+        f"({elapsed:.1f} s)"
     )
     values = [cr.FIRST_WINS, cr.SECOND_WINS, cr.FIRST_WONT_WIN, cr.SECOND_WONT_WIN]
     print("stones  positions  decided  " + "  ".join(values))

@@ -4,10 +4,15 @@ A rules verdict is a claim about the game value; the reference model (tests/refe
 its own rules and minimax, so every verdict is checked against a value computed without pndb.
 """
 
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import reference as ref
+from conftest import cli
 
 from pndb.games import connect4_rules as cr
 from pndb.games.connect4_rules import Certificate, Instance, Rule
@@ -319,3 +324,48 @@ def test_tampered_certificates_are_rejected():
     for bad in (payload[:-1], payload + b"\0", b"\x03" + payload[1:], payload[:2] + b"\x09" + payload[3:]):
         with pytest.raises(cr.CertificateError):
             cr.decode_certificate(bad)
+
+
+@pytest.mark.parametrize(
+    "spec, count",
+    [("connect4:4x4", 300), ("connect4:5x4", 200), ("connect4:6x4", 150), ("connect4:5x5", 150),
+     ("connect4:6x5", 100), ("connect4:7x6", 100)],
+)  # fmt: skip
+def test_compiled_equals_python(spec, count):
+    """The numba kernels find the instances of the Python definitions in the same order and run
+    the same search: the same verdict, certificate and solved groups, for every rule subset,
+    instance order (rng) and node budget (a small one runs out)."""
+    game = load_game(spec)
+    rng = random.Random(23)
+    decided = 0
+    for k, (a, b) in enumerate(random_positions(spec, count, seed=29)):
+        rules = cr.ALL_RULES if k % 3 else frozenset(rng.sample(sorted(cr.ALL_RULES), rng.randrange(1, 8)))
+        nodes = (20000, 30, 3)[k % 3]
+        seed = rng.random() if k % 2 else None
+        order = (lambda: random.Random(seed)) if seed is not None else (lambda: None)
+        fast = cr.evaluate(game, a, b, rules, order(), nodes)
+        slow = cr.evaluate(game, a, b, rules, order(), nodes, compiled=False)
+        assert fast == slow, (spec, a, b, rules, nodes)
+        if fast.value is not None:
+            decided += 1
+            assert cr.check_certificate(game, a, b, fast.certificate) == fast.value
+    assert decided >= 3
+
+
+def test_solve_with_rules_gives_verified_book(tmp_path):
+    """connect4:5x4 solved with knowledge (a small inner budget, so that the outer search meets
+    positions the rules decide): the database holds rule certificates, `check` accepts them,
+    and the exported book carries one that tools/verify.py accepts."""
+    db, book = tmp_path / "db", tmp_path / "b.pnbook"
+    for args in (
+        ("solve", "connect4:5x4", "--db", db, "--inner-nodes", "300", "--quiet"),
+        ("check", db),
+        ("export", db, "-o", book),
+    ):
+        r = cli(*args)
+        assert r.returncode == 0, r.stdout + r.stderr
+    status = json.loads(cli("status", "--json", db).stdout)
+    assert status["result"] == "draw" and status["certificates"] > 0
+    tool = Path(__file__).resolve().parent.parent / "tools" / "verify.py"
+    r = subprocess.run([sys.executable, str(tool), str(book)], capture_output=True, text=True)
+    assert r.returncode == 0 and "certificates" in r.stdout, r.stdout + r.stderr

@@ -35,10 +35,20 @@ Left out, on purpose (a wrong value is worse than no value):
 
 Positions are pndb's: bitboards ``a`` (first player) and ``b`` (second player), bit i = cell i,
 row-major from the top-left of a width x height grid; the last row is the bottom.
+
+Two implementations, one meaning. The Python functions (one per rule, :func:`compatible` for
+table 7.4, :func:`_chosen_set` for section 9.2) are the definitions; :func:`check_certificate`
+uses only them. The numba kernels at the end (:func:`_nb_evaluate`) find the same instances in
+the same order and run the same search on uint64 bitboards and bitsets, some fifty times faster;
+:func:`evaluate` uses them unless told ``compiled=False``, and the tests hold both to the same
+verdicts and certificates.
 """
 
 from enum import IntEnum
 from typing import NamedTuple
+
+import numba as nb
+import numpy as np
 
 FIRST_WINS = "first-wins"
 SECOND_WINS = "second-wins"
@@ -646,11 +656,13 @@ def _value(controller, threat):
 ALL_RULES = frozenset(Rule)
 
 
-def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000):
+def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000, compiled=True):
     """What Allis' rules prove about the position (a, b) of a Connect Four game, trying at most
     ``max_nodes`` search nodes per win condition. For tests: only the rules in ``rules``; with
     a random.Random ``rng``, instances are tried in a random order (so that other chosen sets
-    are found).
+    are found); with ``compiled=False``, the plain Python definitions above do all the work
+    (the compiled kernels below find the same instances in the same order and run the same
+    search, so both give the same verdict).
 
     The player not to move (the controller) first tries each of its threats usable as a win
     condition (an odd number of squares above it with an odd number of empty squares, as White's
@@ -662,36 +674,106 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000):
     refute every group of the player to move, that player does not win (``first-wont-win`` when
     the second player controls, ``second-wont-win`` when the first does). Else ``NO_VERDICT``."""
     a, b = int(a), int(b)
-    setting = _setting(board_of(game, a, b), a, b)
+    bd = board_of(game, a, b)
+    if compiled and rng is None:
+        return _evaluate_compiled(bd, a, b, rules, max_nodes)
+    setting = _setting(bd, a, b)
     if setting is None:
         return NO_VERDICT
+    find = _find_compiled if compiled else _find_python
     for threat in setting.threats:
         bd = board_of(game, a, b, threat)
         dead = _dead(bd, threat)
         problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
-        through = [0] * (bd.width * bd.height)  # square -> the problems through it, as a bitmask
-        for p, g in enumerate(problems):
-            for s in _cells(g):
-                through[s] |= 1 << p
         opponent = (a | b) & ~setting.mine
-        applied, masks = [], []
-        for x in instances(bd, opponent):
-            m = x.solved(through) if x.instance.rule in rules else 0
-            if m:
-                applied.append(x)
-                masks.append(m)
-        if rng is not None:
-            order = list(range(len(applied)))
-            rng.shuffle(order)
-            applied, masks = [applied[i] for i in order], [masks[i] for i in order]
-        chosen = _chosen_set(bd, applied, masks, len(problems), max_nodes)
-        if chosen is None:
-            continue
-        chosen.sort(key=lambda i: (applied[i].instance.rule, applied[i].instance.cells))
-        solved = tuple(tuple(_cells(problems[p]) for p in _cells(masks[i])) for i in chosen)
-        cert = Certificate(setting.controller, threat, tuple(applied[i].instance for i in chosen))
-        return RulesVerdict(_value(setting.controller, threat), cert, solved)
+        chosen = find(bd, problems, opponent, rules, rng, max_nodes)
+        if chosen is not None:
+            return _verdict(setting.controller, threat, chosen, problems)
     return NO_VERDICT
+
+
+def _verdict(controller, threat, chosen, problems):
+    """The verdict of a chosen set: (instance, bitmask of the problems it solves) pairs."""
+    chosen.sort(key=lambda x: (x[0].rule, x[0].cells))
+    solved = tuple(tuple(_cells(problems[p]) for p in _cells(m)) for _, m in chosen)
+    cert = Certificate(controller, threat, tuple(inst for inst, _ in chosen))
+    return RulesVerdict(_value(controller, threat), cert, solved)
+
+
+def _find_python(bd, problems, opponent, rules, rng, max_nodes):
+    """A chosen set as (instance, bitmask of the problems it solves) pairs, or None."""
+    through = [0] * (bd.width * bd.height)  # square -> the problems through it, as a bitmask
+    for p, g in enumerate(problems):
+        for s in _cells(g):
+            through[s] |= 1 << p
+    applied, masks = [], []
+    for x in instances(bd, opponent):
+        m = x.solved(through) if x.instance.rule in rules else 0
+        if m:
+            applied.append(x)
+            masks.append(m)
+    if rng is not None:
+        order = list(range(len(applied)))
+        rng.shuffle(order)
+        applied, masks = [applied[i] for i in order], [masks[i] for i in order]
+    chosen = _chosen_set(bd, applied, masks, len(problems), max_nodes)
+    if chosen is None:
+        return None
+    return [(applied[i].instance, masks[i]) for i in chosen]
+
+
+_LINES_NP = {}  # (width, height) -> the groups as a uint64 array
+
+
+def _lines_np(bd):
+    lines = _LINES_NP.get((bd.width, bd.height))
+    if lines is None:
+        lines = _LINES_NP[(bd.width, bd.height)] = np.array(bd.lines, np.uint64)
+    return lines
+
+
+def _rule_mask(rules):
+    return sum(1 << int(r) for r in rules)
+
+
+def _rows(ints, solved):
+    """(instance, problems mask) of rows of the compiled instance table."""
+    out = []
+    for row, words in zip(ints.tolist(), solved.tolist()):
+        cells = tuple(row[_I_CELLS : _I_CELLS + row[_I_NCELLS]])
+        mask = sum(int(word) << (64 * k) for k, word in enumerate(words))
+        out.append((Instance(Rule(row[_I_RULE]), cells), mask))
+    return out
+
+
+def _evaluate_compiled(bd, a, b, rules, max_nodes):
+    """:func:`evaluate` without ``rng``, by one call of the kernel :func:`_nb_evaluate`."""
+    controller, threat, ints, solved, problems = _nb_evaluate(
+        bd.width, bd.height, _lines_np(bd), np.uint64(a), np.uint64(b), _rule_mask(rules), max_nodes
+    )
+    if controller == 0:
+        return NO_VERDICT
+    return _verdict(int(controller), int(threat), _rows(ints, solved), problems.tolist())
+
+
+def _find_compiled(bd, problems, opponent, rules, rng, max_nodes):
+    """:func:`_find_python` by the numba kernels below."""
+    w, h = bd.width, bd.height
+    lines = _lines_np(bd)
+    cap = 2 * w * h + w * w + w * w * h * h + w**3 + 17 * len(bd.lines) + 1
+    rule_mask = _rule_mask(rules)
+    ints, masks, solved, m = _nb_instances(
+        w, h, np.uint64(bd.region), np.uint64(bd.occupied), np.uint64(opponent), np.array(bd.top, np.int64),
+        lines, np.array(problems, np.uint64), rule_mask, cap,
+    )  # fmt: skip
+    ints, masks, solved = ints[:m], masks[:m], solved[:m]
+    if rng is not None:
+        order = list(range(m))
+        rng.shuffle(order)
+        order = np.array(order, np.int64)
+        ints, masks, solved = ints[order], masks[order], solved[order]
+    status, chosen = _nb_chosen_set(ints, masks, solved, m, len(problems), max_nodes)
+    return _rows(ints[chosen], solved[chosen]) if status == 1 else None
 
 
 def proves(cert):
@@ -727,6 +809,599 @@ def check_certificate(game, a, b, cert):
         if not g & setting.mine and not g & dead and not any(x.solves(g) for x in applied):
             raise CertificateError(f"group {_cells(g)} is not refuted")
     return _value(setting.controller, cert.threat)
+
+
+# ------------------------------------------------------------------ the same, compiled (numba)
+#
+# The functions above are the definitions; the kernels below compute the same instances, in the
+# same order, and run the same chosen-set search, on uint64 bitboards (tests/test_connect4_rules.py
+# checks that both give the same verdicts and certificates, and every certificate goes through
+# check_certificate before pndb stores it as knowledge; tools/verify.py checks books on its own).
+#
+# The instance table: one row per instance that solves at least one problem. ``ints[i]``:
+# rule code, number of cells, the cells in the certificate's order, and the Claimeven/Vertical
+# parts of an Aftereven or Before (column, rule code); ``masks[i]``: the squares it uses, for an
+# inverse the squares below its lowest square in each of its two columns (table 7.4 condition
+# 2), the lower squares of its Claimevens, an inverse's columns as bits, and the squares of each
+# part; ``solved[i]``: the problems it solves, a bitset over problem indices. The compatibility
+# bit-matrix is filled a row at a time, when the search first tries an instance (most searches
+# stop at once, on a problem nothing solves, and never need it: the improvement of the VICTOR
+# evaluator over Allis' full node graph).
+
+_I_RULE, _I_NCELLS, _I_CELLS, _I_NPARTS, _I_PCOL, _I_PKIND = 0, 1, 2, 14, 15, 19
+_NI = 23
+_M_SQUARES, _M_INVBELOW, _M_CELOW, _M_INVCOLS, _M_PMASK = 0, 1, 2, 3, 4
+_NM = 8
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@nb.njit(cache=True, inline="always")
+def _lowest(x):
+    """Index of the lowest set bit of a nonzero uint64."""
+    return _popcount((x & (~x + _U1)) - _U1)
+
+
+@nb.njit(cache=True, inline="always")
+def _b(s):
+    return _U1 << np.uint64(s)
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_empty(region, s):
+    return s >= 0 and (region >> np.uint64(s)) & _U1 != _U0
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_below(w, h, s):
+    return s + w if s // w < h - 1 else -1
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_above(w, s):
+    return s - w if s // w > 0 else -1
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_even(w, top, s):
+    return (s // w - top[s % w]) % 2 == 0
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_playable(w, h, region, occupied, s):
+    if not _nb_empty(region, s):
+        return False
+    b = _nb_below(w, h, s)
+    return b < 0 or (occupied >> np.uint64(b)) & _U1 != _U0
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_claimeven(w, h, region, top, lower, upper):
+    """:func:`claimeven`'s requirements."""
+    return (
+        _nb_empty(region, upper)
+        and _nb_even(w, top, upper)
+        and _nb_below(w, h, upper) == lower
+        and _nb_empty(region, lower)
+    )
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_vertical(w, h, region, top, lower, upper):
+    """:func:`vertical`'s requirements."""
+    return (
+        _nb_empty(region, upper)
+        and not _nb_even(w, top, upper)
+        and _nb_below(w, h, upper) == lower
+        and _nb_empty(region, lower)
+    )
+
+
+@nb.njit(cache=True)
+def _nb_push(ints, masks, solved, count, cur, curm, claims, nclaims, above, nabove, through):
+    """Append the instance in (cur, curm) when it solves a problem (as :meth:`Applied.solved`,
+    with ``through[s]`` the problems that contain square s): the problems that contain every
+    square of one claim mask, and (Aftereven) those that meet every mask of ``above``."""
+    hit_any = False
+    for wd in range(solved.shape[1]):
+        out = _U0
+        for k in range(nclaims):
+            sel = ~_U0
+            x = claims[k]
+            while x != _U0:
+                sel &= through[_lowest(x), wd]
+                x &= x - _U1
+            out |= sel
+        if nabove > 0:
+            sel = ~_U0
+            for k in range(nabove):
+                hits = _U0
+                x = above[k]
+                while x != _U0:
+                    hits |= through[_lowest(x), wd]
+                    x &= x - _U1
+                sel &= hits
+            out |= sel
+        solved[count, wd] = out
+        hit_any = hit_any or out != _U0
+    if not hit_any:
+        return count
+    ints[count, :] = cur
+    masks[count, :] = curm
+    return count + 1
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_new(cur, curm, rule, cells):
+    """Start a row of the instance table: the rule and its cells (a tuple)."""
+    cur[:] = 0
+    curm[:] = _U0
+    cur[_I_RULE] = rule
+    cur[_I_NCELLS] = len(cells)
+    for t in range(len(cells)):
+        cur[_I_CELLS + t] = cells[t]
+
+
+@nb.njit(cache=True)
+def _nb_cols_below(w, h, low):
+    """The squares below ``low`` in its column."""
+    m = _U0
+    s = low + w
+    while s < w * h:
+        m |= _b(s)
+        s += w
+    return m
+
+
+@nb.njit(cache=True)
+def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_mask, cap):
+    """The instances of :func:`instances`, in its order, that solve a problem and whose rule
+    is in ``rule_mask`` (bit r for rule code r): (ints, masks, solved, count)."""
+    n = w * h
+    pw = max(1, (problems.shape[0] + 63) // 64)
+    ints = np.empty((cap, _NI), np.int64)
+    masks = np.empty((cap, _NM), np.uint64)
+    solved = np.empty((cap, pw), np.uint64)
+    through = np.zeros((n, pw), np.uint64)  # square -> the problems that contain it
+    for p in range(problems.shape[0]):
+        x = problems[p]
+        while x != _U0:
+            through[_lowest(x), p >> 6] |= _b(p & 63)
+            x &= x - _U1
+    cur = np.zeros(_NI, np.int64)
+    curm = np.zeros(_NM, np.uint64)
+    claims = np.zeros(8, np.uint64)
+    above = np.zeros(4, np.uint64)
+    count = 0
+    empty = np.empty(n, np.int64)
+    ne = 0
+    for s in range(n):
+        if _nb_empty(region, s):
+            empty[ne] = s
+            ne += 1
+    playable = np.empty(n, np.int64)
+    npl = 0
+    for k in range(ne):
+        if _nb_playable(w, h, region, occupied, empty[k]):
+            playable[npl] = empty[k]
+            npl += 1
+
+    # Claimeven (rule 1)
+    if rule_mask >> 1 & 1:
+        for k in range(ne):
+            s = empty[k]
+            lo = _nb_below(w, h, s)
+            if lo >= 0 and _nb_claimeven(w, h, region, top, lo, s):
+                _nb_new(cur, curm, 1, (lo, s))
+                curm[_M_SQUARES] = _b(lo) | _b(s)
+                curm[_M_CELOW] = _b(lo)
+                claims[0] = _b(s)
+                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
+    # Baseinverse (rule 2)
+    if rule_mask >> 2 & 1:
+        for i in range(npl):
+            for j in range(npl):
+                x, y = playable[i], playable[j]
+                if x < y:
+                    _nb_new(cur, curm, 2, (x, y))
+                    curm[_M_SQUARES] = _b(x) | _b(y)
+                    claims[0] = _b(x) | _b(y)
+                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
+    # Vertical (rule 3)
+    if rule_mask >> 3 & 1:
+        for k in range(ne):
+            s = empty[k]
+            lo = _nb_below(w, h, s)
+            if lo >= 0 and _nb_vertical(w, h, region, top, lo, s):
+                _nb_new(cur, curm, 3, (lo, s))
+                curm[_M_SQUARES] = _b(lo) | _b(s)
+                claims[0] = _b(lo) | _b(s)
+                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
+    # Lowinverse (5) and Highinverse (6): column parts, lowest-index (highest) square first
+    lows = np.empty((w, h, 2), np.int64)
+    nlows = np.zeros(w, np.int64)
+    highs = np.empty((w, h, 3), np.int64)
+    nhighs = np.zeros(w, np.int64)
+    for k in range(ne):
+        s = empty[k]
+        b = _nb_below(w, h, s)
+        if b >= 0 and _nb_empty(region, b):
+            c = s % w
+            lows[c, nlows[c], 0], lows[c, nlows[c], 1] = b, s
+            nlows[c] += 1
+            bb = _nb_below(w, h, b)
+            if bb >= 0 and _nb_empty(region, bb):
+                highs[c, nhighs[c], 0], highs[c, nhighs[c], 1], highs[c, nhighs[c], 2] = bb, b, s
+                nhighs[c] += 1
+    for c1 in range(w):
+        for c2 in range(c1 + 1, w):
+            if rule_mask >> 5 & 1:
+                for i in range(nlows[c1]):
+                    for j in range(nlows[c2]):
+                        l1, u1, l2, u2 = lows[c1, i, 0], lows[c1, i, 1], lows[c2, j, 0], lows[c2, j, 1]
+                        ok1 = _nb_vertical(w, h, region, top, l1, u1)
+                        if not (ok1 and _nb_vertical(w, h, region, top, l2, u2)):
+                            continue
+                        _nb_new(cur, curm, 5, (l1, u1, l2, u2))
+                        curm[_M_SQUARES] = _b(l1) | _b(u1) | _b(l2) | _b(u2)
+                        curm[_M_INVBELOW] = _nb_cols_below(w, h, l1) | _nb_cols_below(w, h, l2)
+                        curm[_M_INVCOLS] = _b(c1) | _b(c2)
+                        claims[0] = _b(u1) | _b(u2)
+                        claims[1] = _b(l1) | _b(u1)
+                        claims[2] = _b(l2) | _b(u2)
+                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, 3, above, 0, through)
+            if rule_mask >> 6 & 1:
+                for i in range(nhighs[c1]):
+                    for j in range(nhighs[c2]):
+                        a1, b1, e1 = highs[c1, i, 0], highs[c1, i, 1], highs[c1, i, 2]
+                        a2, b2, e2 = highs[c2, j, 0], highs[c2, j, 1], highs[c2, j, 2]
+                        if not (_nb_even(w, top, e1) and _nb_even(w, top, e2)):
+                            continue
+                        _nb_new(cur, curm, 6, (a1, b1, e1, a2, b2, e2))
+                        curm[_M_SQUARES] = _b(a1) | _b(b1) | _b(e1) | _b(a2) | _b(b2) | _b(e2)
+                        curm[_M_INVBELOW] = _nb_cols_below(w, h, a1) | _nb_cols_below(w, h, a2)
+                        curm[_M_INVCOLS] = _b(c1) | _b(c2)
+                        claims[0] = _b(e1) | _b(e2)
+                        claims[1] = _b(b1) | _b(b2)
+                        claims[2] = _b(b1) | _b(e1)
+                        claims[3] = _b(b2) | _b(e2)
+                        nc = 4
+                        if _nb_playable(w, h, region, occupied, a1):
+                            claims[nc] = _b(a1) | _b(e2)
+                            nc += 1
+                        if _nb_playable(w, h, region, occupied, a2):
+                            claims[nc] = _b(a2) | _b(e1)
+                            nc += 1
+                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, nc, above, 0, through)
+    # Baseclaim (rule 7)
+    if rule_mask >> 7 & 1:
+        for j in range(npl):
+            p2 = playable[j]
+            q = _nb_above(w, p2)
+            if not (_nb_empty(region, q) and _nb_even(w, top, q)):
+                continue
+            for i in range(npl):
+                for k in range(npl):
+                    p1, p3 = playable[i], playable[k]
+                    if p1 == p2 or p1 == p3 or p2 == p3:
+                        continue
+                    _nb_new(cur, curm, 7, (p1, p2, p3, q))
+                    curm[_M_SQUARES] = _b(p1) | _b(p2) | _b(p3) | _b(q)
+                    curm[_M_CELOW] = _b(p2)
+                    claims[0] = _b(p1) | _b(q)
+                    claims[1] = _b(p2) | _b(p3)
+                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 2, above, 0, through)
+    # Aftereven (rule 4) and Before (rule 8), per group of the controller
+    cells = np.empty(4, np.int64)
+    emp = np.empty(4, np.int64)
+    nopt = np.empty(4, np.int64)
+    opt = np.empty((4, 2, 2), np.int64)  # per empty square: options (lower, upper)
+    digits = np.empty(4, np.int64)
+    for li in range(lines.shape[0]):
+        line = lines[li]
+        if line & opponent != _U0:
+            continue
+        x = line
+        nc = 0
+        own = True
+        k = 0
+        while x != _U0:
+            s = _lowest(x)
+            x &= x - _U1
+            cells[nc] = s
+            nc += 1
+            if (occupied >> np.uint64(s)) & _U1 == _U0:
+                if _nb_empty(region, s):
+                    emp[k] = s
+                    k += 1
+                else:
+                    own = False
+        if not own or k == 0:
+            continue
+        if rule_mask >> 4 & 1:
+            ok = True
+            for t in range(k):
+                lo = _nb_below(w, h, emp[t])
+                if lo < 0 or not _nb_claimeven(w, h, region, top, lo, emp[t]):
+                    ok = False
+            if ok:
+                _nb_new(cur, curm, 4, (cells[0], cells[1], cells[2], cells[3]))
+                sq = _U0
+                celow = _U0
+                for t in range(k):
+                    s = emp[t]
+                    lo = _nb_below(w, h, s)
+                    sq |= _b(lo) | _b(s)
+                    celow |= _b(lo)
+                    claims[t] = _b(s)
+                    col = _U0
+                    u = _nb_above(w, s)
+                    while u >= 0:
+                        col |= _b(u)
+                        u = _nb_above(w, u)
+                    above[t] = col
+                    cur[_I_PCOL + t] = s % w
+                    cur[_I_PKIND + t] = 1
+                    curm[_M_PMASK + t] = _b(lo) | _b(s)
+                cur[_I_NPARTS] = k
+                curm[_M_SQUARES] = sq
+                curm[_M_CELOW] = celow
+                count = _nb_push(ints, masks, solved, count, cur, curm, claims, k, above, k, through)
+        if not rule_mask >> 8 & 1:
+            continue
+        # Before: empty squares in different columns, each with an empty square above it
+        ok = True
+        colset = 0
+        for t in range(k):
+            s = emp[t]
+            if colset >> (s % w) & 1 or not _nb_empty(region, _nb_above(w, s)):
+                ok = False
+            colset |= 1 << (s % w)
+        if not ok:
+            continue
+        total = 1
+        for t in range(k):
+            s = emp[t]
+            nopt[t] = 0
+            u = _nb_above(w, s)
+            if _nb_empty(region, u):
+                opt[t, nopt[t], 0], opt[t, nopt[t], 1] = s, u
+                nopt[t] += 1
+            lo = _nb_below(w, h, s)
+            if _nb_even(w, top, s) and lo >= 0 and _nb_empty(region, lo):
+                opt[t, nopt[t], 0], opt[t, nopt[t], 1] = lo, s
+                nopt[t] += 1
+            total *= nopt[t]
+        for code in range(total):
+            # mixed radix, the first empty square's option varying slowest
+            rest = code
+            for t in range(k - 1, -1, -1):
+                digits[t] = rest % nopt[t]
+                rest //= nopt[t]
+            _nb_new(cur, curm, 8, (cells[0], cells[1], cells[2], cells[3]))
+            cur[_I_NCELLS] = 4 + 2 * k
+            sq = _U0
+            celow = _U0
+            succ = _U0
+            vertical = False
+            for t in range(k):
+                s = emp[t]
+                lo, up = opt[t, digits[t], 0], opt[t, digits[t], 1]
+                cur[_I_CELLS + 4 + 2 * t], cur[_I_CELLS + 5 + 2 * t] = lo, up
+                cur[_I_PCOL + t] = s % w
+                if up == s:  # a Claimeven (lower, s)
+                    cur[_I_PKIND + t] = 1
+                    celow |= _b(lo)
+                    claims[t] = _b(up)
+                else:  # a Vertical (s, above s)
+                    cur[_I_PKIND + t] = 3
+                    vertical = True
+                    claims[t] = _b(lo) | _b(up)
+                curm[_M_PMASK + t] = _b(lo) | _b(up)
+                sq |= _b(lo) | _b(up)
+                succ |= _b(_nb_above(w, s))
+            if not vertical:
+                continue
+            claims[k] = succ
+            cur[_I_NPARTS] = k
+            curm[_M_SQUARES] = sq
+            curm[_M_CELOW] = celow
+            count = _nb_push(ints, masks, solved, count, cur, curm, claims, k + 1, above, 0, through)
+    return ints, masks, solved, count
+
+
+@nb.njit(cache=True)
+def _nb_compatible(ints, masks, x, y):
+    """:func:`compatible` on rows x and y of the instance table."""
+    rx, ry = ints[x, _I_RULE], ints[y, _I_RULE]
+    if (rx == 4 or rx == 8) and (ry == 4 or ry == 8):
+        for k in range(ints[y, _I_NPARTS]):
+            for j in range(ints[x, _I_NPARTS]):
+                if ints[x, _I_PCOL + j] == ints[y, _I_PCOL + k]:
+                    mx, my = masks[x, _M_PMASK + j], masks[y, _M_PMASK + k]
+                    if mx & my != _U0 and (mx != my or ints[x, _I_PKIND + j] != ints[y, _I_PKIND + k]):
+                        return False
+        return True
+    if masks[x, _M_SQUARES] & masks[y, _M_SQUARES] != _U0:
+        return False
+    xi, yi = rx == 5 or rx == 6, ry == 5 or ry == 6
+    if xi and yi:
+        return masks[x, _M_INVCOLS] & masks[y, _M_INVCOLS] == _U0
+    if xi:
+        return masks[y, _M_CELOW] & masks[x, _M_INVBELOW] == _U0
+    if yi:
+        return masks[x, _M_CELOW] & masks[y, _M_INVBELOW] == _U0
+    return True
+
+
+@nb.njit(cache=True)
+def _nb_chosen_set(ints, masks, solved, m, nproblems, max_nodes):
+    """:func:`_chosen_set` without recursion: (status, chosen rows), status 1 found, 0 no set,
+    -1 out of nodes. Sets of problems and of instances are bitsets; row i of the conflict
+    matrix is filled the first time instance i is tried."""
+    pw = solved.shape[1]
+    nw = max(1, (m + 63) // 64)
+    solvers = np.zeros((max(nproblems, 1), nw), np.uint64)
+    for i in range(m):
+        for wd in range(pw):
+            x = solved[i, wd]
+            while x != _U0:
+                p = wd * 64 + _lowest(x)
+                x &= x - _U1
+                solvers[p, i >> 6] |= _b(i & 63)
+    conflicts = np.empty((max(m, 1), nw), np.uint64)
+    known = np.zeros(max(m, 1), np.bool_)
+    depth = nproblems + 2
+    open_ = np.zeros((depth, pw), np.uint64)
+    banned = np.zeros((depth, nw), np.uint64)
+    problem = np.zeros(depth, np.int64)
+    nxt = np.zeros(depth, np.int64)
+    chosen = np.zeros(depth, np.int64)
+    for p in range(nproblems):
+        open_[0, p >> 6] |= _b(p & 63)
+    d = 0
+    nodes = 0
+    enter = True
+    while True:
+        if enter:
+            done = True
+            for wd in range(pw):
+                if open_[d, wd] != _U0:
+                    done = False
+            if done:
+                return 1, chosen[:d].copy()
+            nodes += 1
+            if nodes > max_nodes:
+                return -1, chosen[:0].copy()
+            best, fewest = -1, 1 << 62
+            for wd in range(pw):
+                x = open_[d, wd]
+                while x != _U0 and fewest > 0:
+                    p = wd * 64 + _lowest(x)
+                    x &= x - _U1
+                    c = 0
+                    for v in range(nw):
+                        c += _popcount(solvers[p, v] & ~banned[d, v])
+                    if c < fewest:
+                        best, fewest = p, c
+            if fewest == 0:
+                d -= 1
+                if d < 0:
+                    return 0, chosen[:0].copy()
+            else:
+                problem[d] = best
+                nxt[d] = 0
+        # the next usable solver of the problem at depth d, from index nxt[d] on
+        p = problem[d]
+        i = -1
+        v = nxt[d] >> 6
+        while v < nw:
+            x = solvers[p, v] & ~banned[d, v]
+            if v == nxt[d] >> 6:
+                x &= ~(_b(nxt[d] & 63) - _U1)
+            if x != _U0:
+                i = v * 64 + _lowest(x)
+                break
+            v += 1
+        if i < 0:
+            d -= 1
+            if d < 0:
+                return 0, chosen[:0].copy()
+            enter = False
+            continue
+        nxt[d] = i + 1
+        chosen[d] = i
+        if not known[i]:
+            for v in range(nw):
+                conflicts[i, v] = _U0
+            for j in range(m):
+                if j != i and not _nb_compatible(ints, masks, i, j):
+                    conflicts[i, j >> 6] |= _b(j & 63)
+            known[i] = True
+        for wd in range(pw):
+            open_[d + 1, wd] = open_[d, wd] & ~solved[i, wd]
+        for v in range(nw):
+            banned[d + 1, v] = banned[d, v] | conflicts[i, v]
+        banned[d + 1, i >> 6] |= _b(i & 63)
+        d += 1
+        enter = True
+
+
+@nb.njit(cache=True)
+def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
+    """:func:`evaluate` in one compiled call (numba-callable, for the inner search too):
+    (controller, threat, instance rows, their solved problems, the problems) of the first
+    chosen set found, controller 0 when there is none. A threat of -1 is NO_THREAT."""
+    n = w * h
+    occupied = a | b
+    full = ~_U0 if n == 64 else (_U1 << np.uint64(n)) - _U1
+    empties = full & ~occupied
+    none = (0, -1, np.zeros((0, _NI), np.int64), np.zeros((0, 1), np.uint64), np.zeros(0, np.uint64))
+    if empties == _U0:
+        return none
+    for g in lines:
+        if a & g == g or b & g == g:
+            return none
+    if _popcount(a) == _popcount(b):
+        controller, mine = 2, b
+    else:
+        controller, mine = 1, a
+    opponent = occupied & ~mine
+    parity = _popcount(empties) % 2
+    # the win conditions to try (see threats): the controller's threats, then NO_THREAT
+    tries = np.empty(n + 1, np.int64)
+    ntries = 0
+    seen = _U0
+    for g in lines:
+        rest = g & ~mine
+        if rest != _U0 and rest & (rest - _U1) == _U0 and rest & occupied == _U0:
+            t = _lowest(rest)
+            below = _nb_below(w, h, t)
+            if (t // w) % 2 == parity and below >= 0 and (occupied >> np.uint64(below)) & _U1 == _U0:
+                seen |= _b(t)
+    while seen != _U0:
+        tries[ntries] = _lowest(seen)
+        seen &= seen - _U1
+        ntries += 1
+    if parity == 0:
+        tries[ntries] = -1
+        ntries += 1
+    nlines = lines.shape[0]
+    cap = 2 * n + w * w + w * w * h * h + w * w * w + 17 * nlines + 1
+    top = np.zeros(w, np.int64)
+    problems = np.empty(nlines, np.uint64)
+    for k in range(ntries):
+        threat = tries[k]
+        region = empties
+        dead = _U0
+        top[:] = 0
+        if threat >= 0:
+            col, under = threat % w, threat // w + 1
+            top[col] = under + 1
+            for r in range(under + 1):
+                region &= ~_b(r * w + col)
+            for r in range(threat // w + 1):
+                dead |= _b(r * w + col)
+        np_ = 0
+        for g in lines:
+            if g & mine == _U0 and g & dead == _U0:
+                problems[np_] = g
+                np_ += 1
+        ints, masks, solved, m = _nb_instances(
+            w, h, region, occupied, opponent, top, lines, problems[:np_], rule_mask, cap
+        )
+        status, chosen = _nb_chosen_set(ints, masks, solved, m, np_, max_nodes)
+        if status == 1:
+            return controller, threat, ints[chosen], solved[chosen], problems[:np_].copy()
+    return none
 
 
 # ------------------------------------------------------------------ bytes (book kind 2)

@@ -24,8 +24,11 @@ MAX_PATTERNS = 10_000  # win patterns listed
 MAX_SYMMETRIES = 1024  # symmetries listed (each costs 16 KiB of tables and time in every key)
 
 
-C4_RULES_MAX_EMPTY = 24  # Allis' rules are tried where at most this many squares are empty
-C4_RULES_NODES = 2000  # chosen-set search nodes per win condition
+# Allis' rules are tried where at most this many squares are empty: on every position up to 7 x 6
+# (compiled, they cost about 0.1-0.3 ms even early on 7 x 6, and whole solves of connect4:7x4 and
+# 6x5 need fewer expansions with them everywhere; bench/connect4_rules.py --solve measures it)
+C4_RULES_MAX_EMPTY = 42
+C4_RULES_NODES = 2000  # chosen-set search nodes per win condition (more decided nothing more)
 
 
 class GameError(ValueError):
@@ -226,6 +229,11 @@ class Game:
             return []
         verdict = C.evaluate(self, pos.first, pos.second, max_nodes=C4_RULES_NODES)
         if verdict.value is None:
+            return []
+        try:  # the compiled search found it; the Python definitions check it before it is stored
+            if C.check_certificate(self, pos.first, pos.second, verdict.certificate) != verdict.value:
+                return []
+        except C.CertificateError:
             return []
         return [Certificate(C.CERTIFICATE_KIND, C.encode_certificate(verdict))]
 
