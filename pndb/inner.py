@@ -27,15 +27,18 @@ cap or a full board, checked first). Proof extraction needs nothing of the searc
 opponent's positions it walks every legal reply, those left out included, and at the owner's
 positions it finds the winning stone by the children's statuses (kernels.children_into).
 
-Children are ordered by threats (patterns the mover brings to one stone from completion,
-counted twice, then the opponent's patterns the stone spoils that way), ties in the game's
-static order. With gravity, a child the table does not know yet starts with the mover's number
-(the one its player to move sums) at its estimated replies: the mover's threats playable in the
-child when there are any (every other reply loses at once), else every available cell; the
-other number at 1. Forcing moves are so searched first, like threat sequences in Allis'
-threat-space search. Without gravity this start did worse (Qango 6, mnk:5,5,4: nearly every
-stone makes a threat there), so those children start at (1, 1). Starting numbers are only
-numbers: a position is decided by facts alone, so they change no answer.
+With gravity (Connect Four) children are ordered by threats (the mover's patterns the stone
+brings to one stone from completion, counted twice, plus the opponent's patterns it takes from
+two missing), ties in the game's static order, and a child the table does not know yet starts
+with the mover's number (the one its player to move sums) at its estimated replies: the mover's
+threats playable in the child when there are any (every other reply loses at once), else every
+available cell; the other number at 1. Forcing moves are so searched first, as in a threat-space
+search. Starting numbers are only numbers: a position is decided by facts alone, so they change
+no answer. Without gravity both were measured (bench/inner.py) and left out: nearly every stone
+makes a threat in Qango 6 and mnk:5,5,4; with the starting numbers too the inner search solved
+fewer random Qango 6 positions (377 of 400 instead of 391), and the order alone solved a few
+more (393, and 326 instead of 319 for mnk:5,5,4) but tripled the expansions of a whole
+qango6:castle solve (9 to 28).
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
@@ -407,17 +410,17 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
         home = home_block(best_a, best_b, tab.recs.shape[0] - 1)
         prefetch(tab.recs, home)
         prefetch(tab.recs, home + 2)
-        # most new threats first (ties keep t.order): a stable insertion
-        made = K.bit_count_at(cell, c0, c1, c2)
-        reply = 1
+        made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
+        reply = 1  # the opponent's non-losing replies the child starts with
         if gravity:
-            # the opponent's non-losing replies, estimated: the mover's playable threats after
-            # the stone (when any, every other reply loses at once), else every column
+            makes = K.bit_count_at(cell, c0, c1, c2)
+            made = 2 * makes + K.bit_count_at(cell, o0, o1, o2)
+            # the replies, estimated: the mover's playable threats after the stone (when any,
+            # every other reply loses at once), else every available cell
             forcing = own_threats & steps.up_bit[cell]
-            if made > 0:
+            if makes > 0:
                 forcing |= K.threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts) & child_avail
             reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
-        made = 2 * made + K.bit_count_at(cell, o0, o1, o2)
         j = n
         while j > 0 and score[j - 1] < made:
             score[j] = score[j - 1]
