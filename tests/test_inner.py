@@ -230,9 +230,9 @@ def test_inner_agrees_with_minimax_on_random_midgame_positions(spec, table_mb):
 @pytest.mark.parametrize("table_mb", [64, 0.05])
 def test_inner_agrees_with_minimax_on_larger_boards(spec, table_mb):
     """Random positions of mnk:5,5,4 and Connect Four 6x4 and 5x5, where threats (forced blocks,
-    double threats, moves under an opponent's threat) and the threat-based order and starting
-    numbers decide much of the search: both questions against minimax, with a large table and
-    the smallest one."""
+    double threats, moves under an opponent's threat) and, with gravity, the threat order and
+    the forced-reply starting numbers shape much of the search: both questions against minimax,
+    with a large table and the smallest one."""
     game = load_game(spec)
     positions = [(a, b) for a, b, _ in MORE_SAMPLES[spec]()]
     values = np.array([minimax(spec, a, b) for a, b in positions])
