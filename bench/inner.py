@@ -7,7 +7,7 @@ which a shared machine stretches), after a warm-up search outside the timing:
            immediate win for the player to move), one job per question with --budget nodes each,
            one table for all: the shape of the outer search's jobs.
 Part 2 (--solves GAME ...): one `pndb solve` subprocess per game (bench/solve.py's runner) with
-the default settings: wall time, peak RSS, value.
+the default settings: wall time, peak RSS, value, stored nodes and outer expansions.
 
 With --base DIR every part runs twice, once with the pndb package of the checkout DIR (e.g. a
 temporary worktree of an older commit) and once with this one, so that one run shows before and
@@ -167,7 +167,7 @@ def main(argv=None):
         return
     print(f"\npndb solve with default settings; cap {args.max_seconds:g}s")
     head = f"{'game':16} {'tree':5} {'result':8} {'value':16} {'wall s':>7} {'cpu s':>7} {'RSS MB':>7}"
-    print(head + f" {'nodes':>8}")
+    print(head + f" {'nodes':>8} {'expansions':>10}")
     base = Path(tempfile.mkdtemp(prefix="pndb-bench-"))
     try:
         for spec in args.solves:
@@ -187,7 +187,8 @@ def main(argv=None):
                 cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
                 print(
                     f"{spec:16} {name:5} {row['how']:8} {row.get('value', row.get('error', '')):16} "
-                    f"{row['wall_s']:>7.1f} {cpu:>7.1f} {row['peak_rss_mb']:>7.0f} {row.get('nodes', 0):>8}",
+                    f"{row['wall_s']:>7.1f} {cpu:>7.1f} {row['peak_rss_mb']:>7.0f} {row.get('nodes', 0):>8} "
+                    f"{row.get('expansions', 0):>10}",
                     flush=True,
                 )
     finally:

@@ -13,6 +13,33 @@ of the board; a child's canonical key (the lexicographically smallest (first, se
 is then one OR and compare per symmetry, and the children's statuses come from the parent's
 threat cells (kernels.child_status). Children that are decided need neither key nor table.
 
+Threats (any placement game, Connect Four included): a position whose mover can complete a
+pattern with a legal stone is decided without children. Otherwise a child is left out when it
+loses at once for its mover's goal: the opponent can complete a pattern next in it (a move that
+does not block the opponent's single threat, or, with gravity, a move right under an opponent's
+threat cell), or it ends the game short of the mover's goal (a draw by a full board or the disc
+cap, for the player who needs a win). With one playable threat of the opponent the block is the
+only child; with two the position has no child and is lost; a draw the mover's goal allows
+decides the position for it. This is sound under every rule pndb has: a child left out is lost
+for the question whatever follows (the opponent wins with its next stone, which is legal: the
+first-stone rule binds only the first stone, and the game is not over in the child by the disc
+cap or a full board, checked first). Proof extraction needs nothing of the search for it: at the
+opponent's positions it walks every legal reply, those left out included, and at the owner's
+positions it finds the winning stone by the children's statuses (kernels.children_into).
+
+With gravity (Connect Four) children are ordered by threats (the mover's patterns the stone
+brings to one stone from completion, counted twice, plus the opponent's patterns it takes from
+two missing), ties in the game's static order, and a child the table does not know yet starts
+with the mover's number (the one its player to move sums) at its estimated replies: the mover's
+threats playable in the child when there are any (every other reply loses at once), else every
+available cell; the other number at 1. Forcing moves are so searched first, as in a threat-space
+search. Starting numbers are only numbers: a position is decided by facts alone, so they change
+no answer. Without gravity both were measured (bench/inner.py) and left out: nearly every stone
+makes a threat in Qango 6 and mnk:5,5,4; with the starting numbers too the inner search solved
+fewer random Qango 6 positions (377 of 400 instead of 391), and the order alone solved a few
+more (393, and 326 instead of 319 for mnk:5,5,4) but tripled the expansions of a whole
+qango6:castle solve (9 to 28).
+
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
 entries and replaced by least work. Facts (what is proven of the value) serve both questions:
@@ -126,6 +153,8 @@ class Stack(NamedTuple):
     pn: np.ndarray
     dn: np.ndarray
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
+    score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
+    replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
     pair_stats: np.ndarray  # int64[2]: pairing searches made, pairings found
 
 
@@ -157,7 +186,7 @@ def new_stack(nsym):
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
-        pairs=ints(P.MAX_PAIRS, 2), pair_stats=ints(2),
+        pairs=ints(P.MAX_PAIRS, 2), pair_stats=ints(2), score=ints(64), replies=ints(d, 64),
     )  # fmt: skip
 
 
@@ -209,10 +238,16 @@ def find(recs, ka, kb):
 @nb.njit(cache=True, inline="always")
 def numbers(tab, ka, kb, q):
     """(pn, dn) of a position for question q; (1, 1) when unknown."""
+    return numbers_or(tab, ka, kb, q, np.int64(1), np.int64(1))
+
+
+@nb.njit(cache=True, inline="always")
+def numbers_or(tab, ka, kb, q, pn0, dn0):
+    """(pn, dn) of a position for question q; (pn0, dn0) when the table has no entry for it."""
     recs = tab.recs
     s = find(recs, ka, kb)
     if s < 0:
-        return np.int64(1), np.int64(1)
+        return pn0, dn0
     meta = recs[s, META]
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
@@ -326,12 +361,12 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     mine, theirs = (a, b) if first else (b, a)
     avail = st.avail[d]
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
-    own_threats = K.threat_cells(mine, theirs, t.win_masks)
+    own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
     if paired(a, b, q, t, pair_budget, st.pairs, st.pair_stats):
         return DECIDED_FOR_MOVER if (q == 1) == first else DECIDED_AGAINST_MOVER
-    opponent_threats = K.threat_cells(theirs, mine, t.win_masks)
+    opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
     nsym = steps.sym_bit.shape[1]
@@ -345,6 +380,10 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
             break
     on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
     moves = st.moves[d]
+    syms = st.sym[d]
+    score = st.score
+    replies = st.replies[d]
+    gravity = t.gravity[0] != 0
     cka = st.ka[d]
     ckb = st.kb[d]
     n = 0
@@ -371,10 +410,32 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
         home = home_block(best_a, best_b, tab.recs.shape[0] - 1)
         prefetch(tab.recs, home)
         prefetch(tab.recs, home + 2)
-        moves[n] = cell
-        st.sym[d, n] = g
-        cka[n] = best_a
-        ckb[n] = best_b
+        made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
+        reply = 1  # the opponent's non-losing replies the child starts with
+        if gravity:
+            makes = K.bit_count_at(cell, c0, c1, c2)
+            made = 2 * makes + K.bit_count_at(cell, o0, o1, o2)
+            # the replies, estimated: the mover's playable threats after the stone (when any,
+            # every other reply loses at once), else every available cell
+            forcing = own_threats & steps.up_bit[cell]
+            if makes > 0:
+                forcing |= K.threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts) & child_avail
+            reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
+        j = n
+        while j > 0 and score[j - 1] < made:
+            score[j] = score[j - 1]
+            moves[j] = moves[j - 1]
+            syms[j] = syms[j - 1]
+            cka[j] = cka[j - 1]
+            ckb[j] = ckb[j - 1]
+            replies[j] = replies[j - 1]
+            j -= 1
+        score[j] = made
+        replies[j] = reply
+        moves[j] = cell
+        syms[j] = g
+        cka[j] = best_a
+        ckb[j] = best_b
         n += 1
     return n
 
@@ -414,12 +475,17 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget):
         ckb = st.kb[depth]
         cpns = st.pn[depth]
         cdns = st.dn[depth]
+        # a child the table does not know starts with the mover's number (the one the child's
+        # player sums) at its estimated replies, the other at 1: forcing moves come first
+        replies = st.replies[depth]
         if st.last[depth] < 0:
             for i in range(n):
-                cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
+                r = replies[i]
+                cpns[i], cdns[i] = numbers_or(tab, cka[i], ckb[i], q, r if first else 1, 1 if first else r)
         else:
             i = st.last[depth]
-            cpns[i], cdns[i] = numbers(tab, cka[i], ckb[i], q)
+            r = replies[i]
+            cpns[i], cdns[i] = numbers_or(tab, cka[i], ckb[i], q, r if first else 1, 1 if first else r)
         # OR node (first player moves): pn = min, dn = sum; AND node: the other way round.
         # "near" is the number minimised at this node, "far" the one summed.
         near = INF
@@ -459,7 +525,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget):
         st.last[depth] = best
         d = depth + 1
         # the child's images, reordered so that the frame's position is its canonical key:
-        # then its children come in the same order as kernels.children() gives them
+        # then its children's order depends on the position alone, not on the path to it
         cell = st.moves[depth, best]
         g = st.sym[depth, best]
         bit = K.ONE << np.uint64(cell)

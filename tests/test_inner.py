@@ -113,6 +113,12 @@ def connect4_5x4_sample():
 
 
 RANDOM_SAMPLES = {"qango6": qango6_sample, "connect4:5x4": connect4_5x4_sample}
+# larger boards, sampled where plain minimax still answers in seconds
+MORE_SAMPLES = {
+    "mnk:5,5,4": lambda: sample("mnk:5,5,4", 120, 13, 18, 21),
+    "connect4:6x4": lambda: sample("connect4:6x4", 150, 8, 13, 22),
+    "connect4:5x5": lambda: sample("connect4:5x5", 150, 9, 14, 23),
+}
 
 
 def keys_of(game, positions):
@@ -218,6 +224,99 @@ def test_inner_agrees_with_minimax_on_random_midgame_positions(spec, table_mb):
     if table_mb < 1:
         assert solver.table.recs.shape[0] == 1024
         assert solver_overflowed(solver, solver.nodes)
+
+
+@pytest.mark.parametrize("spec", list(MORE_SAMPLES))
+@pytest.mark.parametrize("table_mb", [64, 0.05])
+def test_inner_agrees_with_minimax_on_larger_boards(spec, table_mb):
+    """Random positions of mnk:5,5,4 and Connect Four 6x4 and 5x5, where threats (forced blocks,
+    double threats, moves under an opponent's threat) and, with gravity, the threat order and
+    the forced-reply starting numbers shape much of the search: both questions against minimax,
+    with a large table and the smallest one."""
+    game = load_game(spec)
+    positions = [(a, b) for a, b, _ in MORE_SAMPLES[spec]()]
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    assert {1, 0, -1} <= set(values.tolist())
+    ka, kb = keys_of(game, positions)
+    solver = InnerSolver(game, BIG, table_mb)
+    for q in (0, 1):
+        pn, dn, _ = search(solver, ka, kb, q)
+        check_answers(pn, dn, values, q, positions, require_solved=True)
+
+
+def canonical_ref(g, a, b):
+    return R.min_image(g, a, b)
+
+
+def first_node_expected(g, a, b, q):
+    """What one node of df-pn must see at a calm ongoing position (a, b), by the rules alone:
+    ("won", None) when a move of the player to move ends in a draw that reaches its goal for
+    question q; ("lost", None) when every move loses at once (the game ends short of the goal,
+    or the opponent can complete a pattern next); else ("open", (children, replies)): the
+    distinct children (up to symmetry) of the moves that do not lose at once, and the fewest
+    replies among them the search must assume, with gravity, before it searches one: the
+    mover's threats playable in the child when it has any (every other reply loses at once),
+    else the child's legal moves (1 without gravity)."""
+    first = R.first_to_move(a, b)
+    mine = a if first else b
+    draw_wins = q == (1 if first else 0)
+    kids = set()
+    replies = []
+    for c in R.legal_moves(g, a, b):
+        na, nb = R.play(g, a, b, c)
+        state = R.child_status(g, na, nb)
+        if state == R.DRAW and draw_wins:
+            return "won", None
+        if state != R.ONGOING:
+            continue
+        kids.add(canonical_ref(g, na, nb))
+        legal = R.legal_moves(g, na, nb)
+        if g.gravity:
+            forcing = [x for x in legal if R.wins_by(g, mine | 1 << c, x)]
+            replies.append(len(forcing) or len(legal))
+        else:
+            replies.append(1)
+    if not kids:
+        return "lost", None
+    return "open", (len(kids), min(replies))
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4", "connect4:5x4", "qango6", "mnk:5,5,4"])
+def test_one_node_sees_threats(spec):
+    """A search of one node expands the root alone: its numbers then show which children it
+    kept. A player who must block a single threat keeps only the block; one facing two threats
+    it cannot both block (or, with gravity, whose every move lets the opponent win on top of it)
+    loses at once; moves that let the opponent win at once are left out; and with gravity the
+    child the search tries first for the mover starts at its number of forced replies.
+    Positions go fewest stones first, so that no child was searched before its parent."""
+    game = load_game(spec)
+    g = ref(spec)
+    if spec in RANDOM_SAMPLES:
+        positions = [(a, b) for a, b, _ in RANDOM_SAMPLES[spec]()]
+    elif spec in MORE_SAMPLES:
+        positions = [(a, b) for a, b, _ in MORE_SAMPLES[spec]()]
+    else:
+        positions = list(all_ongoing(spec))[::7]
+    positions = sorted({canonical_ref(g, a, b): (a, b) for a, b in positions if calm(g, a, b)}.values(),
+                       key=lambda p: stones(*p))  # fmt: skip
+    ka, kb = keys_of(game, positions)
+    kinds = set()
+    for q in (0, 1):
+        pn, dn, nodes = search(InnerSolver(game, 1, 64), ka, kb, q)
+        assert np.all(nodes == 1)
+        for i, (a, b) in enumerate(positions):
+            first = R.first_to_move(a, b)
+            near, far = (pn[i], dn[i]) if first else (dn[i], pn[i])
+            kind, counts = first_node_expected(g, a, b, q)
+            kinds.add(kind)
+            where = f"{spec} q{q} position {key_of(a, b).hex()}"
+            if kind == "won":
+                assert near == 0 and far >= 2**32 - 1, where
+            elif kind == "lost":
+                assert near >= 2**32 - 1 and far == 0, where
+            else:
+                assert (far, near) == counts, f"{where}: (children, replies) {(far, near)}, want {counts}"
+    assert "lost" in kinds and "open" in kinds
 
 
 @pytest.mark.parametrize("spec", ["connect4:4x4", "mnk:4,3,3", "connect4:5x4"])

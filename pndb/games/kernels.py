@@ -200,6 +200,54 @@ def threat_cells(own, other, win_masks):
 
 
 @nb.njit(cache=True)
+def threats_and_makers(own, other, win_masks):
+    """(threats, c0, c1, c2): the threat cells of ``own`` (as threat_cells) and, for every empty
+    cell, how many patterns of ``own`` a stone there brings to one cell from completion (its
+    patterns missing two cells, that one among them), counted bit-sliced: bit i of c0, c1, c2
+    are bits 0, 1, 2 of cell i's count, which saturates near 7. One pass over the patterns."""
+    threats = ZERO
+    c0 = ZERO
+    c1 = ZERO
+    c2 = ZERO
+    for m in win_masks:
+        missing = m & ~own
+        if missing & other != ZERO or missing == ZERO:
+            continue
+        rest = missing & (missing - ONE)
+        if rest == ZERO:
+            threats |= missing
+        elif rest & (rest - ONE) == ZERO:  # two cells missing: a stone on either makes a threat
+            carry = c0 & missing
+            c0 ^= missing
+            carry2 = c1 & carry
+            c1 ^= carry
+            c2 |= carry2
+    return threats, c0, c1, c2
+
+
+@nb.njit(cache=True, inline="always")
+def threats_made(own, other, cell, masks_by_cell, mask_counts):
+    """The cells where ``own`` completes a pattern through ``cell`` once it holds a stone there
+    (patterns holding a stone of ``other`` are blocked): the threats a stone on ``cell`` makes.
+    Costs the patterns through one cell."""
+    bits = own | (ONE << np.uint64(cell))
+    threats = ZERO
+    for j in range(mask_counts[cell]):
+        m = masks_by_cell[cell, j]
+        missing = m & ~bits
+        if m & other == ZERO and missing != ZERO and missing & (missing - ONE) == ZERO:
+            threats |= missing
+    return threats
+
+
+@nb.njit(cache=True, inline="always")
+def bit_count_at(cell, c0, c1, c2):
+    """Cell ``cell``'s count of the bit-sliced counters c0, c1, c2 (threats_and_makers)."""
+    s = np.uint64(cell)
+    return np.int64((c0 >> s) & ONE) + 2 * np.int64((c1 >> s) & ONE) + 4 * np.int64((c2 >> s) & ONE)
+
+
+@nb.njit(cache=True)
 def position_status(a, b, t):
     """The status children() gives this position: its status, or FIRST/SECOND_WINS_NEXT when the
     game is on and the player to move can complete a pattern with one legal stone."""
