@@ -115,9 +115,9 @@ def connect4_5x4_sample():
 RANDOM_SAMPLES = {"qango6": qango6_sample, "connect4:5x4": connect4_5x4_sample}
 # larger boards, sampled where plain minimax still answers in seconds
 MORE_SAMPLES = {
-    "mnk:5,5,4": lambda: sample("mnk:5,5,4", 120, 13, 18, 21),
-    "connect4:6x4": lambda: sample("connect4:6x4", 150, 8, 13, 22),
-    "connect4:5x5": lambda: sample("connect4:5x5", 150, 9, 14, 23),
+    "mnk:5,5,4": lambda: sample("mnk:5,5,4", 60, 14, 18, 21),
+    "connect4:6x4": lambda: sample("connect4:6x4", 80, 9, 13, 22),
+    "connect4:5x5": lambda: sample("connect4:5x5", 80, 10, 14, 23),
 }
 
 
