@@ -60,6 +60,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from pndb.games import kernels as K
+from pndb.games import connect4_rules as C
 from pndb.games import patterns as P
 
 INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 32 bits each
@@ -79,11 +80,11 @@ WORK_SHIFT = np.uint64(8)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
-DECIDED_AGAINST_MOVER = -2  # expand(): a pairing of the other player decides the question
-CERTIFIED = -1  # a proof record's move: a pairing decides this position
+DECIDED_AGAINST_MOVER = -2  # expand(): knowledge decides the question for the other player
+CERTIFIED = -1  # a proof record's move: knowledge (a pairing, Allis' rules) decides this position
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
-PAIRING_TRIAL = 20_000  # pairing searches before the search judges whether they pay
-PAIRING_RARE = 100  # ... they pay when at least one in this many finds a pairing
+KNOWLEDGE_TRIAL = 20_000  # knowledge tries (pairing searches, rules) before judging whether they pay
+KNOWLEDGE_RARE = 100  # ... they pay when at least one in this many decides the question
 
 
 class InnerJob(NamedTuple):
@@ -155,7 +156,7 @@ class Stack(NamedTuple):
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
     score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
-    pair_stats: np.ndarray  # int64[2]: pairing searches made, pairings found
+    pair_stats: np.ndarray  # int64[2]: knowledge tries (pairing searches, rules), decisions
 
 
 def new_table(megabytes):
@@ -334,27 +335,41 @@ def add(x, y):
     return min(x + y, INF - 1)
 
 
-@nb.njit(cache=True, inline="always")
-def paired(a, b, q, t, pair_budget, pairs, stats):
-    """True when a pairing decides question q at (a, b): for q0 a pairing of the second player
-    (the first never completes a pattern: disproven), for q1 one of the first player (the
-    second never does: proven). ``pair_budget`` 0: no pairing searches. ``stats`` counts the
-    searches and the pairings found."""
+@nb.njit(cache=True)
+def knowledge_decides(a, b, q, t, pair_budget, pairs, stats):
+    """1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0.
+    Without gravity a pairing: for q0 one of the second player (the first never completes a
+    pattern: disproven), for q1 one of the first player (the second never does: proven). In
+    Connect Four Allis' rules (pndb.games.connect4_rules, on positions with at most
+    t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge; else the nodes of a
+    pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
+    ``stats`` counts the tries and the decisions."""
     if pair_budget == 0:
-        return False
-    defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-    stats[0] += 1
-    if P.find_pairing(a, b, t, defender, pair_budget, pairs) == P.NO_PAIRING:
-        return False
-    stats[1] += 1
-    return True
+        return 0
+    if t.gravity[0] == 1:
+        if K.popcount(t.cell_mask[0] & ~(a | b)) > t.rules_limits[1]:
+            return 0
+        stats[0] += 1
+        w = t.columns.shape[0]
+        verdict = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0])
+        found = verdict[q]
+    else:
+        defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
+        stats[0] += 1
+        if P.find_pairing(a, b, t, defender, pair_budget, pairs) == P.NO_PAIRING:
+            found = 0
+        else:
+            found = -1 if q == 0 else 1
+    if found != 0:
+        stats[1] += 1
+    return found
 
 
 @nb.njit(cache=True)
 def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     """Write the ongoing children of frame d (keys canonical, one per symmetry class) into the
     frame; returns their number, DECIDED_FOR_MOVER when a child decides the position for its
-    mover, or DECIDED_AGAINST_MOVER when a pairing decides it for the other player."""
+    mover, or DECIDED_AGAINST_MOVER when knowledge decides it for the other player."""
     img = st.img[d]
     a = img[0]
     b = img[1]
@@ -364,8 +379,9 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
-    if paired(a, b, q, t, pair_budget, st.pairs, st.pair_stats):
-        return DECIDED_FOR_MOVER if (q == 1) == first else DECIDED_AGAINST_MOVER
+    decided = knowledge_decides(a, b, q, t, pair_budget, st.pairs, st.pair_stats)
+    if decided != 0:
+        return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
@@ -639,7 +655,7 @@ def seen_before(seen, a, b):
 def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, count, pair_budget):
     """Append to out_* the owner's move at each owner-to-move position of the proof (or
     disproof) tree of the solved position (ka, kb), and CERTIFIED instead of a move at each
-    position a pairing decides (the caller finds the same pairing again, for its certificate).
+    position knowledge decides (the caller finds the same certificate again, for the book).
 
     The proof is read from the table where it still is. Where it is not, the position is
     searched again; if the move is still not in the table after that (a small table evicts it
@@ -666,7 +682,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        if paired(a, b, q, t, pair_budget, st.pairs, st.pair_stats):
+        if knowledge_decides(a, b, q, t, pair_budget, st.pairs, st.pair_stats) == (1 if proven else -1):
             out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
             continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
@@ -742,7 +758,7 @@ def run_job(
         pns[i], dns[i], work[i], tab = solve_one(
             keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget
         )
-        # proofs are read with pairings whenever the search may have used them (in this job or
+        # proofs are read with knowledge whenever the search may have used them (in this job or
         # an earlier one whose table entries it reads)
         if pns[i] == 0 or dns[i] == 0:
             proven = pns[i] == 0
@@ -796,10 +812,12 @@ class InnerSolver:
 
     def __init__(self, game, node_budget, table_mb, knowledge=False):
         self.tables = game.tables
-        # pairing strategies decide positions of games without gravity (pndb.games.patterns)
-        self.pair_budget = P.PAIRING_BUDGET if knowledge and not game.gravity else 0
-        self.pairing_on = [self.pair_budget > 0] * 2  # per question: the search still tries them
-        self.pair_stats = np.zeros((2, 2), np.int64)  # per question: searches, pairings found
+        # pairing strategies decide positions of games without gravity (pndb.games.patterns),
+        # Allis' rules those of Connect Four (where the game has rules tables)
+        known = not game.gravity or len(game.tables.rules_lines) > 0
+        self.pair_budget = P.PAIRING_BUDGET if knowledge and known else 0
+        self.knowledge_on = [self.pair_budget > 0] * 2  # per question: the search still tries it
+        self.knowledge_stats = np.zeros((2, 2), np.int64)  # per question: tries, decisions
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
@@ -839,9 +857,9 @@ class InnerSolver:
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
-            self.pair_budget if self.pairing_on[q] else 0, self.pair_budget,
+            self.pair_budget if self.knowledge_on[q] else 0, self.pair_budget,
         )  # fmt: skip
-        self.count_pairings(q)
+        self.count_knowledge(q)
         self.nodes += int(work[:count].sum())
         proofs = ProofRecords(
             key_a=pa[:records], key_b=pb[:records], move=pm[:records],
@@ -849,15 +867,15 @@ class InnerSolver:
         )  # fmt: skip
         return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs)
 
-    def count_pairings(self, q):
-        """Stop trying pairings in the search for question q once they have shown they rarely
-        decide anything here (fewer than one in PAIRING_RARE of PAIRING_TRIAL searches): where
-        they do not help (Qango 6, a first-player win) they would cost most of the time."""
-        self.pair_stats[q] += self.stack.pair_stats
+    def count_knowledge(self, q):
+        """Stop trying knowledge in the search for question q once it has shown it rarely
+        decides anything here (fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries): where
+        pairings do not help (Qango 6, a first-player win) they would cost most of the time."""
+        self.knowledge_stats[q] += self.stack.pair_stats
         self.stack.pair_stats[:] = 0
-        tried, found = self.pair_stats[q]
-        if self.pairing_on[q] and tried >= PAIRING_TRIAL and found * PAIRING_RARE < tried:
-            self.pairing_on[q] = False
+        tried, found = self.knowledge_stats[q]
+        if self.knowledge_on[q] and tried >= KNOWLEDGE_TRIAL and found * KNOWLEDGE_RARE < tried:
+            self.knowledge_on[q] = False
 
     def memory(self):
         """The table's bytes: in use, backed by the OS so far (estimated), allocated."""

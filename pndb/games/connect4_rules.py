@@ -1404,6 +1404,26 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     return none
 
 
+ALL_RULES_MASK = _rule_mask(ALL_RULES)
+
+
+@nb.njit(cache=True)
+def nb_decides(w, h, lines, a, b, max_nodes):
+    """What :func:`evaluate` (all rules, ``max_nodes``) decides at (a, b), for the inner search:
+    (q0, q1), each 1 proven, -1 disproven, 0 open (see :func:`_value`)."""
+    controller, threat, _, _, _ = _nb_evaluate(w, h, lines, a, b, ALL_RULES_MASK, max_nodes)
+    if controller == 0:
+        return 0, 0
+    if threat == -1:
+        return (-1, 0) if controller == 2 else (0, 1)  # first-wont-win, second-wont-win
+    return (1, 1) if controller == 1 else (-1, -1)  # first-wins, second-wins
+
+
+def lines_of(game):
+    """The groups the rules use for ``game`` (a Connect Four game), as the kernels take them."""
+    return _lines_np(board_of(game, 0, 0))
+
+
 # ------------------------------------------------------------------ bytes (book kind 2)
 
 

@@ -41,6 +41,8 @@ Tables = namedtuple(
         "gravity",  # int64[1]: 1 when a stone drops to the lowest empty cell of a column
         "columns",  # int64[w, h]: cells of each column from the bottom up (-1 padded)
         "order",  # int64[ncells]: playable cells, best first (static move ordering)
+        "rules_lines",  # uint64[k]: Connect Four's groups for Allis' rules (none: no rules)
+        "rules_limits",  # int64[2]: the rules' chosen-set nodes, the most empty squares they try
     ],
 )
 

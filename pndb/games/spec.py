@@ -225,7 +225,7 @@ class Game:
         from pndb.games import connect4_rules as C
 
         empty = self.ncells - self.rank(pos)
-        if not self.spec.startswith("connect4:") or empty > C4_RULES_MAX_EMPTY:
+        if len(self.tables.rules_lines) == 0 or empty > C4_RULES_MAX_EMPTY:
             return []
         verdict = C.evaluate(self, pos.first, pos.second, max_nodes=C4_RULES_NODES)
         if verdict.value is None:
@@ -546,7 +546,21 @@ def make_tables(game):
         gravity=np.array([1 if game.gravity else 0], dtype=np.int64),
         columns=columns,
         order=np.array(game.order, dtype=np.int64),
+        **connect4_rules_tables(game),
     )
+
+
+def connect4_rules_tables(game):
+    """The Tables fields of Allis' rules: what Game.connect4_certificates uses, so that the
+    inner search decides by the rules exactly where the outer search finds a certificate."""
+    if not (game.gravity and game.spec.startswith("connect4:")):
+        return {"rules_lines": np.zeros(0, np.uint64), "rules_limits": np.zeros(2, np.int64)}
+    from pndb.games import connect4_rules as C
+
+    return {
+        "rules_lines": C.lines_of(game),
+        "rules_limits": np.array([C4_RULES_NODES, C4_RULES_MAX_EMPTY], np.int64),
+    }
 
 
 # ---------------------------------------------------------------- the built-in games
