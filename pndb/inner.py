@@ -1,7 +1,8 @@
 """The inner solver: depth-first proof-number search (df-pn) with the 1+eps trick, in numba.
 
-The outer search hands new leaves to this solver as an :class:`InnerJob` (canonical keys, a
-question, a node budget) and gets back an :class:`InnerResult`: plain arrays only, in one call,
+The outer search hands leaves to this solver as an :class:`InnerJob` (canonical keys, a
+question, a node budget, optional pn/dn thresholds at which a search returns, as a df-pn frame
+does) and gets back an :class:`InnerResult`: plain arrays only, in one call,
 so that a job could run in another process unchanged. A question is "value >= first-wins" (q0)
 or "value >= draw" (q1), the first player being the prover. Every position the job solves comes
 back with its proof: the strategy owner's move at every owner-to-move position of its proof
