@@ -21,7 +21,7 @@ import numpy as np
 
 from pndb.inner import CERTIFIED, InnerJob
 from pndb.inner import INF as INNER_INF
-from pndb.values import EVALUATED, INF, Fact, Node, Status, combine, good_for
+from pndb.values import EVALUATED, INF, NO_MOVE, Fact, Node, Status, combine, good_for
 
 COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 PROGRESS_SECONDS = 2.0
@@ -29,6 +29,7 @@ SCHEMES = ("follow", "fixed")  # how the inner budgets are given out (Search.sch
 EPS = 0.25  # the 1+eps trick on the path to a leaf (Pawlewicz and Lew), as the inner df-pn does
 GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
+FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
 
 
 @dataclass
@@ -184,18 +185,20 @@ class Search:
 
     def add_proofs(self, proofs):
         """Merge the inner solver's proof records (the owner's move at each owner-to-move
-        position of its proofs) into the proof table."""
-        rows = zip(
-            proofs.key_a.tolist(), proofs.key_b.tolist(), proofs.move.tolist(),
-            proofs.question.tolist(), proofs.proven.tolist(),
-        )  # fmt: skip
-        for a, b, move, q, proven in rows:
-            key = a.to_bytes(8, "big") + b.to_bytes(8, "big")
-            fact = Fact(q, bool(proven))
+        position of its proofs) into the proof table. A record whose fact the table holds
+        already, with a move, is left as it is (its move's proof was stored with it): searches
+        that go through a proven position hand its proof back again and again."""
+        raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
+        rows = zip(proofs.move.tolist(), proofs.question.tolist(), proofs.proven.tolist())
+        for i, (move, q, proven) in enumerate(rows):
+            key = raw[16 * i : 16 * i + 16]
+            fact = FACTS[q, proven]
             if move == CERTIFIED:  # a pairing decided it: the game finds the same one again
                 self.certify(key, fact)
-            else:
-                self.cache.put_proof(key, self.cache.proof(key).with_fact(fact, move))
+                continue
+            old = self.cache.proof(key)
+            if old.move(q) == NO_MOVE or not good_for(old.lo, old.hi, fact):
+                self.cache.put_proof(key, old.with_fact(fact, move))
 
     def certify(self, key, fact):
         """Store the game's certificate of ``key`` that proves ``fact``."""
