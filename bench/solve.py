@@ -3,8 +3,8 @@
 For every game it reports wall time, expansions, expansions per second, the peak resident set
 of the solving process (its own rusage, from wait4), the database's size on disk, the number of
 stored nodes, bytes per node, proof records and the value found (or what is known when the time
-cap stopped it). "expansions" are the outer search's; leaves the inner solver searches are not
-counted there.
+cap stopped it). "expansions" are the outer search's; the nodes the inner solver searches are
+counted apart (the JSON rows' inner_nodes).
 
     python bench/solve.py                                  # qango6, connect4:5x4, connect4:6x4
     python bench/solve.py --max-seconds 60 qango6          # other games / cap
@@ -67,6 +67,7 @@ def run_one(game, db, max_seconds, extra):
     row.update(
         value=info["result"],
         expansions=info["expansions"],
+        inner_nodes=info.get("inner_nodes", 0),
         nodes=info["nodes"],
         proof_records=info.get("proof_records", 0),
         db_bytes=info["db_bytes"],

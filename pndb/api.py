@@ -17,7 +17,13 @@ import time
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from pndb.defaults import DEFAULT_CHECKPOINT_SECONDS, DEFAULT_INNER_MB, DEFAULT_INNER_NODES, DEFAULT_MEMORY_MB
+from pndb.defaults import (
+    DEFAULT_CHECKPOINT_SECONDS,
+    DEFAULT_INNER_MB,
+    DEFAULT_INNER_NODES,
+    DEFAULT_INNER_SCHEME,
+    DEFAULT_MEMORY_MB,
+)
 from pndb.games import GameError, load_game
 from pndb.integrity import check_root
 from pndb.search import Limits, Search
@@ -63,10 +69,14 @@ def as_game(game):
     return load_game(game) if isinstance(game, str) else game
 
 
-def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, checkpoint_seconds=1.0):
+def make_search(
+    store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, checkpoint_seconds=1.0,
+    inner_scheme=DEFAULT_INNER_SCHEME,
+):  # fmt: skip
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
-    process already holds (its code and the game's tables) and some slack."""
+    process already holds (its code and the game's tables) and some slack. ``inner_scheme``:
+    how the inner budgets follow the search (search.SCHEMES: "follow" or "fixed")."""
     from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
     from pndb.inner import InnerSolver
 
@@ -84,7 +94,10 @@ def make_search(store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, c
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
     inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=knowledge) if inner_nodes else None
-    return Search(cache, game, inner=inner, knowledge=knowledge, checkpoint_seconds=checkpoint_seconds)
+    return Search(
+        cache, game, inner=inner, knowledge=knowledge, checkpoint_seconds=checkpoint_seconds,
+        scheme=inner_scheme,
+    )  # fmt: skip
 
 
 def solve(
@@ -101,6 +114,7 @@ def solve(
     checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS,
     should_stop=None,
     on_progress=None,
+    inner_scheme=DEFAULT_INNER_SCHEME,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
     ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
@@ -116,7 +130,9 @@ def solve(
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
-        search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds)
+        search = make_search(
+            store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme
+        )
         try:
             outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
         finally:
@@ -142,7 +158,7 @@ def best_moves(store, game, pos, value):
 def solve_positions(
     game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
     inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, knowledge=True,
-    checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS, should_stop=None,
+    checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS, should_stop=None, inner_scheme=DEFAULT_INNER_SCHEME,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
     without ``db``); yields a PositionResult each. The limits apply to each position."""
@@ -150,7 +166,9 @@ def solve_positions(
     roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         with open_for_game(db or os.path.join(tmp, "positions.lmdb"), g, writer=True) as store:
-            search = make_search(store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds)
+            search = make_search(
+                store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme
+            )
             limits = Limits(max_seconds, max_nodes, target)
             try:
                 for text, root in roots:
@@ -207,6 +225,7 @@ def status(db):
             "db_bytes_per_node": round(store.file_bytes() / max(1, counts["nodes"])),
             "checkpoints": meta.get("checkpoints", 0),
             "expansions": meta.get("expansions", 0),
+            "inner_nodes": meta.get("inner_nodes", 0),  # nodes the inner solver searched
             "seconds": meta.get("seconds", 0.0),
             "memory_mb": meta.get("memory_mb", 0.0),  # of the last solve, at its last checkpoint
             "memory_budget_mb": meta.get("memory_budget_mb", 0.0),

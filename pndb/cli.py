@@ -15,7 +15,13 @@ from contextlib import contextmanager
 import click
 
 from pndb import __version__
-from pndb.defaults import DEFAULT_CHECKPOINT_SECONDS, DEFAULT_INNER_MB, DEFAULT_INNER_NODES, DEFAULT_MEMORY_MB
+from pndb.defaults import (
+    DEFAULT_CHECKPOINT_SECONDS,
+    DEFAULT_INNER_MB,
+    DEFAULT_INNER_NODES,
+    DEFAULT_INNER_SCHEME,
+    DEFAULT_MEMORY_MB,
+)
 
 MAX_INNER_NODES = 1 << 40
 MAX_ERROR_CHARS = 300
@@ -227,7 +233,17 @@ def stop_on_signals():
     type=click.IntRange(min=0, max=MAX_INNER_NODES),
     default=DEFAULT_INNER_NODES,
     show_default=True,
-    help="Node budget of the in-memory df-pn search of each new leaf; 0: outer search only.",
+    help="Node budget of the in-memory df-pn search of each new leaf (its first search); 0: outer "
+    "search only.",
+)
+@click.option(
+    "--inner-scheme",
+    type=click.Choice(["follow", "fixed"]),
+    default=DEFAULT_INNER_SCHEME,
+    show_default=True,
+    help="follow: a selected leaf is searched again, with a budget that doubles each visit, until its "
+    "numbers pass its siblings' (df-pn's thresholds); it is expanded once its work reaches a limit that "
+    "grows with the outer tree. fixed: each new leaf gets --inner-nodes once (the scheme before).",
 )
 @click.option(
     "--inner-mb",
@@ -271,6 +287,7 @@ def solve(
     max_nodes,
     target,
     inner_nodes,
+    inner_scheme,
     inner_mb,
     memory_mb,
     knowledge,
@@ -297,7 +314,7 @@ def solve(
     options = dict(
         max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
         inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
-        checkpoint_seconds=checkpoint_seconds,
+        checkpoint_seconds=checkpoint_seconds, inner_scheme=inner_scheme,
     )  # fmt: skip
     if positions:
         solve_positions(g, positions, db, options)

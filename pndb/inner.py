@@ -1,7 +1,8 @@
 """The inner solver: depth-first proof-number search (df-pn) with the 1+eps trick, in numba.
 
-The outer search hands new leaves to this solver as an :class:`InnerJob` (canonical keys, a
-question, a node budget) and gets back an :class:`InnerResult`: plain arrays only, in one call,
+The outer search hands leaves to this solver as an :class:`InnerJob` (canonical keys, a
+question, a node budget, optional pn/dn thresholds at which a search returns, as a df-pn frame
+does) and gets back an :class:`InnerResult`: plain arrays only, in one call,
 so that a job could run in another process unchanged. A question is "value >= first-wins" (q0)
 or "value >= draw" (q1), the first player being the prover. Every position the job solves comes
 back with its proof: the strategy owner's move at every owner-to-move position of its proof
@@ -96,6 +97,8 @@ class InnerJob(NamedTuple):
     budget: int  # nodes per position
     stop_on_proof: bool = False  # stop after the first proven position
     stop_on_disproof: bool = False  # stop after the first disproven position
+    th_pn: int = INF  # search a position only while its pn is below this (INF: no threshold)
+    th_dn: int = INF  # ... and its dn below this
 
 
 class ProofRecords(NamedTuple):
@@ -111,12 +114,15 @@ class ProofRecords(NamedTuple):
 class InnerResult(NamedTuple):
     """Numbers of the positions searched (a prefix of the job's when it stopped early); a
     position is proven when pn == 0, disproven when dn == 0. work: nodes spent on each,
-    extracting its proof included."""
+    extracting its proof included. subtree: the nodes the table has recorded below each
+    position after the job, over all the searches of this solver that went through it (0 when
+    the table does not hold it)."""
 
     pn: np.ndarray
     dn: np.ndarray
     work: np.ndarray
     proofs: ProofRecords
+    subtree: np.ndarray
 
 
 class TableMemory(NamedTuple):
@@ -261,6 +267,13 @@ def numbers_or(tab, ka, kb, q, pn0, dn0):
         return np.int64(1), np.int64(1)
     nums = recs[s, NUMS]
     return np.int64(nums & LOW32), np.int64(nums >> np.uint64(32))
+
+
+@nb.njit(cache=True)
+def entry_work(recs, ka, kb):
+    """The work recorded in the table for (ka, kb); 0 when it is not there."""
+    s = find(recs, ka, kb)
+    return np.int64(0) if s < 0 else np.int64(recs[s, META] >> WORK_SHIFT)
 
 
 @nb.njit(cache=True)
@@ -457,9 +470,10 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
 
 
 @nb.njit(cache=True)
-def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget):
-    """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn;
-    the table is the one given, or a larger one when it grew.
+def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF, th_dn=INF):
+    """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn,
+    or fewer once its pn reaches ``th_pn`` or its dn ``th_dn`` (INF: no threshold); the table is
+    the one given, or a larger one when it grew.
 
     The classic recursive df-pn (Nagai) written with an explicit stack of frames, one per depth
     (numba's cached recursive functions are not reliable): a frame searches its position until
@@ -477,8 +491,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget):
     st.avail[0] = K.available(ka, kb, t)
     st.key_a[0] = ka
     st.key_b[0] = kb
-    st.th_pn[0] = INF
-    st.th_dn[0] = INF
+    st.th_pn[0] = th_pn
+    st.th_dn[0] = th_dn
     st.start[0] = counter
     st.last[0] = -1
     st.n[0] = expand(0, first0, stones0, q, t, steps, st, tab, pair_budget)
@@ -689,7 +703,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         if K.first_to_move(a, b) == proven:
             found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
-                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget)
+                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
                 nodes += used
                 found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
@@ -700,7 +714,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                     if cs[i] != K.ONGOING:
                         continue
                     pn, dn, used, tab = solve_one(
-                        ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget
+                        ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
                     )
                     nodes += used
                     if (pn == 0) if proven else (dn == 0):
@@ -737,9 +751,12 @@ def run_job(
     stop_on_disproof,
     pair_budget,
     proof_pair_budget,
+    th_pn,
+    th_dn,
 ):
-    """Search the positions in turn, extracting each one's proof as soon as it is solved; stop
-    after the first proven (or disproven) one when asked.
+    """Search the positions in turn (each until ``budget`` nodes or its thresholds), extracting
+    each one's proof as soon as it is solved; stop after the first proven (or disproven) one
+    when asked.
 
     Returns (pn, dn, work, count, proof arrays, proof owners, proof count, table): only the
     first ``count`` positions were searched; the table may have grown.
@@ -756,7 +773,7 @@ def run_job(
     count = n
     for i in range(n):
         pns[i], dns[i], work[i], tab = solve_one(
-            keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget
+            keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget, th_pn, th_dn
         )
         # proofs are read with knowledge whenever the search may have used them (in this job or
         # an earlier one whose table entries it reads)
@@ -804,6 +821,7 @@ def merged(parts):
         dn=np.array([int(last[i].dn[0]) for i in order], np.int64),
         work=np.array([work[i] for i in order], np.int64),
         proofs=ProofRecords(*(np.concatenate([getattr(p, f) for p in proofs]) for f in ProofRecords._fields)),
+        subtree=np.array([int(last[i].subtree[0]) for i in order], np.int64),
     )
 
 
@@ -842,7 +860,8 @@ class InnerSolver:
                 parts.append((i, part))
                 spent += int(part.work[0])
                 solved = part.pn[0] == 0 or part.dn[0] == 0
-                if solved or spent >= job.budget or should_stop():
+                crossed = part.pn[0] >= job.th_pn or part.dn[0] >= job.th_dn
+                if solved or crossed or spent >= job.budget or should_stop():
                     break
             if should_stop() or (job.stop_on_proof and part.pn[0] == 0):
                 break
@@ -858,6 +877,7 @@ class InnerSolver:
             self.tables, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
             self.pair_budget if self.knowledge_on[q] else 0, self.pair_budget,
+            min(int(job.th_pn), int(INF)), min(int(job.th_dn), int(INF)),
         )  # fmt: skip
         self.count_knowledge(q)
         self.nodes += int(work[:count].sum())
@@ -865,7 +885,10 @@ class InnerSolver:
             key_a=pa[:records], key_b=pb[:records], move=pm[:records],
             question=np.full(records, q, np.int64), proven=owner[:records],
         )  # fmt: skip
-        return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs)
+        recs = self.table.recs
+        keys = zip(job.keys_a[:count], job.keys_b[:count])
+        subtree = np.array([entry_work(recs, a, b) for a, b in keys], np.int64)
+        return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs, subtree=subtree)
 
     def count_knowledge(self, q):
         """Stop trying knowledge in the search for question q once it has shown it rarely
@@ -876,6 +899,10 @@ class InnerSolver:
         tried, found = self.knowledge_stats[q]
         if self.knowledge_on[q] and tried >= KNOWLEDGE_TRIAL and found * KNOWLEDGE_RARE < tried:
             self.knowledge_on[q] = False
+
+    def capacity(self):
+        """The most positions the table may hold (at its largest)."""
+        return int(self.table.limit[0])
 
     def memory(self):
         """The table's bytes: in use, backed by the OS so far (estimated), allocated."""

@@ -20,10 +20,16 @@ from typing import NamedTuple
 import numpy as np
 
 from pndb.inner import CERTIFIED, InnerJob
-from pndb.values import EVALUATED, Fact, Node, Status, combine, good_for
+from pndb.inner import INF as INNER_INF
+from pndb.values import EVALUATED, INF, NO_MOVE, Fact, Node, Status, combine, good_for
 
-COUNTERS = ("checkpoints", "seconds", "expansions")
+COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 PROGRESS_SECONDS = 2.0
+SCHEMES = ("follow", "fixed")  # how the inner budgets are given out (Search.scheme)
+EPS = 0.25  # the 1+eps trick on the path to a leaf (Pawlewicz and Lew), as the inner df-pn does
+GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
+MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
+FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
 
 
 @dataclass
@@ -70,7 +76,9 @@ class Search:
     knowledge: bool = True  # decide new leaves by the game's certificates where it can
     should_stop: object = None  # during solve(): the caller's should_stop, for long inner jobs
     checkpoint_seconds: float = 1.0
+    scheme: str = "follow"  # how inner budgets are given out: SCHEMES, see step()
     expansions: int = 0  # over the life of this object (one Search may serve many solves)
+    expansions_offset: int = 0  # the stored expansions less self.expansions, during solve()
 
     def first(self, key):
         return self.game.first_to_move(self.game.position(key))
@@ -98,16 +106,27 @@ class Search:
     # ------------------------------------------------------------ the steps
 
     def select(self, root, q):
-        """A most-proving leaf for question q: min pn where the first player moves, min dn else."""
+        """A most-proving leaf for question q (min pn where the first player moves, min dn else)
+        and its thresholds (th_pn, th_dn): the leaf stays most-proving while its pn < th_pn and
+        its dn < th_dn, up to the 1+eps slack df-pn gives (INF: no threshold)."""
         key = root
         rec = self.cache.get(key)
+        th_pn = th_dn = INF
         while rec.expanded:
             keys = self.children(key).keys
             recs = [self.cache.get(k) for k in keys]
-            number = Node.pn if self.first(key) else Node.dn
-            i = min(range(len(keys)), key=lambda j: number(recs[j], q))  # the first of equals: move order
+            first = self.first(key)
+            near, far = (Node.pn, Node.dn) if first else (Node.dn, Node.pn)
+            th_near, th_far = (th_pn, th_dn) if first else (th_dn, th_pn)
+            i = min(range(len(keys)), key=lambda j: near(recs[j], q))  # the first of equals: move order
+            second = min((near(recs[j], q) for j in range(len(keys)) if j != i), default=INF)
+            if second < INF:
+                th_near = min(th_near, int(second * (1.0 + EPS)) + 1)
+            if th_far < INF:
+                th_far = th_far - far(rec, q) + far(recs[i], q)
+            th_pn, th_dn = (th_near, th_far) if first else (th_far, th_near)
             key, rec = keys[i], recs[i]
-        return key
+        return key, th_pn, th_dn
 
     def expand(self, key, q):
         """Create the children of a leaf, link them, evaluate the new ones, recompute the leaf."""
@@ -127,24 +146,30 @@ class Search:
         if fresh and self.inner is not None:
             # one proven child proves a first-player node, one disproven child disproves a
             # second-player node: the other children need no search for this question
-            self.evaluate(fresh, q, stop_on_proof=first, stop_on_disproof=not first)
+            self.evaluate(fresh, q, self.inner.budget, stop_on_proof=first, stop_on_disproof=not first)
         own = self.cache.get(key)
         self.cache.put(key, combine(first, own, [self.cache.get(k) for k in keys]))
         self.expansions += 1
 
-    def evaluate(self, keys, q, stop_on_proof=False, stop_on_disproof=False):
-        """Search each leaf with the inner solver for question q (one job); keep its proofs."""
+    def evaluate(
+        self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF
+    ):
+        """Search each leaf with the inner solver for question q (one job, ``budget`` nodes a
+        leaf, each only while its numbers are below the thresholds); keep its proofs."""
         positions = [self.game.position(k) for k in keys]
         job = InnerJob(
             keys_a=np.array([p.first for p in positions], np.uint64),
             keys_b=np.array([p.second for p in positions], np.uint64),
             question=q,
-            budget=self.inner.budget,
+            budget=budget,
             stop_on_proof=stop_on_proof,
             stop_on_disproof=stop_on_disproof,
+            th_pn=min(th_pn, INNER_INF),
+            th_dn=min(th_dn, INNER_INF),
         )
         result = self.inner.run(job, self.should_stop)
-        for key, pn, dn, work in zip(keys, result.pn.tolist(), result.dn.tolist(), result.work.tolist()):
+        numbers = (result.pn.tolist(), result.dn.tolist(), result.work.tolist(), result.subtree.tolist())
+        for key, pn, dn, work, subtree in zip(keys, *numbers):
             rec = self.cache.get(key)
             lo, hi = rec.lo, rec.hi
             if pn == 0 or dn == 0:
@@ -152,23 +177,28 @@ class Search:
                 lo, hi = max(lo, fact.interval[0]), min(hi, fact.interval[1])
             estimates = [rec.pn0, rec.dn0, rec.pn1, rec.dn1]
             estimates[2 * q : 2 * q + 2] = pn, dn
-            self.cache.put(key, Node.leaf(lo, hi, rec.flags | EVALUATED[q], rec.work + work, estimates))
+            # what was spent below the leaf: its own searches, or more when the searches of an
+            # ancestor went through it (the table's count)
+            work = min(max(rec.work + work, subtree), MAX_WORK)
+            self.cache.put(key, Node.leaf(lo, hi, rec.flags | EVALUATED[q], work, estimates))
         self.add_proofs(result.proofs)
 
     def add_proofs(self, proofs):
         """Merge the inner solver's proof records (the owner's move at each owner-to-move
-        position of its proofs) into the proof table."""
-        rows = zip(
-            proofs.key_a.tolist(), proofs.key_b.tolist(), proofs.move.tolist(),
-            proofs.question.tolist(), proofs.proven.tolist(),
-        )  # fmt: skip
-        for a, b, move, q, proven in rows:
-            key = a.to_bytes(8, "big") + b.to_bytes(8, "big")
-            fact = Fact(q, bool(proven))
+        position of its proofs) into the proof table. A record whose fact the table holds
+        already, with a move, is left as it is (its move's proof was stored with it): searches
+        that go through a proven position hand its proof back again and again."""
+        raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
+        rows = zip(proofs.move.tolist(), proofs.question.tolist(), proofs.proven.tolist())
+        for i, (move, q, proven) in enumerate(rows):
+            key = raw[16 * i : 16 * i + 16]
+            fact = FACTS[q, proven]
             if move == CERTIFIED:  # a pairing decided it: the game finds the same one again
                 self.certify(key, fact)
-            else:
-                self.cache.put_proof(key, self.cache.proof(key).with_fact(fact, move))
+                continue
+            old = self.cache.proof(key)
+            if old.move(q) == NO_MOVE or not good_for(old.lo, old.hi, fact):
+                self.cache.put_proof(key, old.with_fact(fact, move))
 
     def certify(self, key, fact):
         """Store the game's certificate of ``key`` that proves ``fact``."""
@@ -200,13 +230,38 @@ class Search:
                 push_parents(key)
 
     def step(self, root, q):
-        """One iteration for question q: select a leaf, evaluate or expand it, update."""
-        leaf = self.select(root, q)
-        if self.inner is not None and not self.cache.get(leaf).evaluated(q):
-            self.evaluate([leaf], q)
+        """One iteration for question q: select a leaf, search or expand it, update.
+
+        Both schemes search every new leaf once with the base budget (the inner solver's; new
+        children of an expansion in one job that stops at the first child that decides the
+        node). The fixed scheme expands a searched leaf when it is selected again. The follow
+        scheme searches it again first, as long as the work spent below it is less than
+        expand_work() (which grows with the outer tree, as PN2's budgets do): with a budget as
+        large as that work (so the budgets double from visit to visit) and with the thresholds
+        select() gives, so that the search returns once the leaf is no longer the one the outer
+        search would pick. A search continues from what the inner table holds of the leaf, so
+        visits add up rather than start again."""
+        leaf, th_pn, th_dn = self.select(root, q)
+        rec = self.cache.get(leaf)
+        if self.inner is None:
+            self.expand(leaf, q)
+        elif not rec.evaluated(q):
+            self.evaluate([leaf], q, self.inner.budget)
+        elif self.scheme == "follow" and rec.work < self.expand_work():
+            budget = max(self.inner.budget, min(rec.work, self.expand_work() - rec.work))
+            self.evaluate([leaf], q, budget, th_pn=th_pn, th_dn=th_dn)
         else:
             self.expand(leaf, q)
         self.update(leaf)
+
+    def expand_work(self):
+        """The follow scheme's work below a leaf before it is expanded: the base budget times
+        the stored tree's expansions / GROWTH (the budget follows the outer tree, as in PN2),
+        at least the base budget, at most half of what the inner table can hold. A small tree
+        (a game its leaves' first searches nearly solve) grows as with the fixed scheme."""
+        base = self.inner.budget
+        tree = self.expansions + self.expansions_offset  # earlier runs' and this one's
+        return max(base, min(base * (tree // GROWTH), self.inner.capacity() // 2))
 
     # ------------------------------------------------------------ the solve loop
 
@@ -218,6 +273,7 @@ class Search:
         last_cp = last_progress = start
         base = {name: self.cache.view.meta(name, 0) for name in COUNTERS}
         expansions_before = self.expansions
+        inner_before = self.inner.nodes if self.inner is not None else 0
         checkpoints = 0
         stopped = False
 
@@ -229,11 +285,13 @@ class Search:
                 "checkpoints": base["checkpoints"] + checkpoints,
                 "seconds": round(base["seconds"] + time.monotonic() - start, 3),
                 "expansions": base["expansions"] + self.expansions - expansions_before,
+                "inner_nodes": base["inner_nodes"] + (self.inner.nodes - inner_before if self.inner else 0),
                 "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
                 "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
             }
 
         self.should_stop = should_stop
+        self.expansions_offset = base["expansions"] - self.expansions
         self.ensure_root(root)
         while True:
             rec = self.cache.get(root)

@@ -28,14 +28,16 @@ def first_moves(key):
     return a.bit_count() == b.bit_count()
 
 
-def run_search(store, game, root, limits=None, inner=None, knowledge=True):
-    """The outer search of ``root`` on an open store, to the end or ``limits``: its Outcome."""
+def run_search(store, game, root, limits=None, inner=None, knowledge=True, scheme="follow"):
+    """The outer search of ``root`` on an open store, to the end or ``limits``: its Outcome.
+    ``scheme``: how the inner budgets are given out (pndb.search.SCHEMES)."""
     from pndb.cache import NodeCache
     from pndb.search import Limits, Search
 
     cache = NodeCache(store)
     try:
-        return Search(cache, game, inner=inner, knowledge=knowledge).solve(root, limits or Limits())
+        search = Search(cache, game, inner=inner, knowledge=knowledge, scheme=scheme)
+        return search.solve(root, limits or Limits())
     finally:
         cache.close()
 

@@ -27,7 +27,8 @@ from conftest import cli, key_of, run_search, split_key
 from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import format_moves
-from pndb.inner import InnerJob, InnerSolver
+from pndb.inner import INF, InnerJob, InnerSolver
+from pndb.search import SCHEMES
 from pndb.store import open_for_game
 from pndb.values import NO_MOVE
 
@@ -359,6 +360,52 @@ def test_stop_on_proof_and_disproof():
         assert dn[-1] == 0 and np.all(pn[:-1] == 0)
 
 
+def start_key(game):
+    p = game.position(game.key(game.parse_moves("")[0]))
+    return np.array([p.first], np.uint64), np.array([p.second], np.uint64)
+
+
+@pytest.mark.parametrize("q", [0, 1])
+def test_a_second_search_continues_the_first(q):
+    """Searching a position again continues from the table: a search cut off after half the
+    nodes it needs, then run to the end, spends about what one search spends (far less than
+    starting again), and the table's count of the work below the position says so."""
+    game = load_game("connect4:4x5")
+    ka, kb = start_key(game)
+    whole = InnerSolver(game, 0, 64).run(InnerJob(ka, kb, q, BIG))
+    assert whole.pn[0] == 0 or whole.dn[0] == 0
+    need = int(whole.work[0])
+    solver = InnerSolver(game, 0, 64)
+    first = solver.run(InnerJob(ka, kb, q, need // 2))
+    assert first.pn[0] != 0 and first.dn[0] != 0 and first.work[0] == need // 2
+    assert first.subtree[0] == need // 2
+    second = solver.run(InnerJob(ka, kb, q, BIG))
+    assert (second.pn[0] == 0) == (whole.pn[0] == 0) and (second.dn[0] == 0) == (whole.dn[0] == 0)
+    assert first.work[0] + second.work[0] < need + need // 4, (need, first.work[0], second.work[0])
+
+
+def test_thresholds_end_a_search_where_the_outer_search_would_switch():
+    """With thresholds the search stops once pn (or dn) reaches them, long before its budget;
+    without, it runs to its budget; a threshold the numbers already pass costs one node."""
+    game = load_game("connect4:5x4")
+    ka, kb = start_key(game)
+    for q in (0, 1):
+        free = InnerSolver(game, 0, 64).run(InnerJob(ka, kb, q, 20_000))
+        assert free.work[0] == 20_000 and max(free.pn[0], free.dn[0]) < INF
+        for th_pn, th_dn in ((INF, free.dn[0] // 2), (free.pn[0] // 2, INF)):
+            solver = InnerSolver(game, 0, 64)
+            cut = solver.run(InnerJob(ka, kb, q, 20_000, th_pn=th_pn, th_dn=th_dn))
+            assert cut.work[0] < 20_000
+            assert cut.pn[0] >= th_pn or cut.dn[0] >= th_dn
+            again = solver.run(InnerJob(ka, kb, q, 20_000, th_pn=th_pn, th_dn=th_dn))
+            assert again.work[0] == 1 and (again.pn[0], again.dn[0]) == (cut.pn[0], cut.dn[0])
+        # sliced as for a caller that may stop it: the same
+        sliced = InnerSolver(game, 0, 64).run(
+            InnerJob(ka, kb, q, 20_000, th_pn=INF, th_dn=free.dn[0] // 2), should_stop=lambda: False
+        )
+        assert sliced.work[0] < 20_000 and sliced.dn[0] >= free.dn[0] // 2
+
+
 def resident_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -533,7 +580,7 @@ def proof_table_move(proofs):
     return move_of
 
 
-def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16):
+def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16, scheme="follow"):
     """Solve (a, b) in a new database with the outer search (and an inner solver unless
     inner_nodes is 0), without game knowledge, so that these searches alone are compared;
     returns (outcome, store path)."""
@@ -541,17 +588,18 @@ def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16):
     root = key_of(*canonical(game, a, b))
     with open_for_game(path, game, writer=True) as store:
         inner = InnerSolver(game, inner_nodes, table_mb) if inner_nodes else None
-        outcome = run_search(store, game, root, inner=inner, knowledge=False)
+        outcome = run_search(store, game, root, inner=inner, knowledge=False, scheme=scheme)
     return outcome, path
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize(
     "spec, inner_nodes, value", [("qango6", 30, "first-wins"), ("connect4:5x4", 100, "draw")]
 )
-def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value):
+def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value, scheme):
     """After a solve from the start, every proof record's moves form complete strategies."""
     game = load_game(spec)
-    outcome, path = fresh_solve(tmp_path, game, 0, 0, inner_nodes, "db")
+    outcome, path = fresh_solve(tmp_path, game, 0, 0, inner_nodes, "db", scheme=scheme)
     assert outcome.solved and outcome.value.name == value
     with open_for_game(path, game, writer=False) as store, store.view() as view:
         proofs = {split_key(k): tuple(rec) for k, rec in view.proofs()}
@@ -583,13 +631,14 @@ def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value):
 # ---------------------------------------------------------------- outer + inner
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("spec", SMALL_GAMES)
-def test_outer_with_and_without_inner_agree_with_minimax(tmp_path, spec):
+def test_outer_with_and_without_inner_agree_with_minimax(tmp_path, spec, scheme):
     game = load_game(spec)
     want = VALUE_OF_MINIMAX[minimax(spec, 0, 0)]
     expansions = {}
     for inner_nodes in (0, 50, 500):
-        outcome, _ = fresh_solve(tmp_path, game, 0, 0, inner_nodes, f"db{inner_nodes}")
+        outcome, _ = fresh_solve(tmp_path, game, 0, 0, inner_nodes, f"db{inner_nodes}", scheme=scheme)
         assert outcome.solved, (spec, inner_nodes)
         assert outcome.value.name == want, (spec, inner_nodes)
         expansions[inner_nodes] = outcome.expansions
@@ -598,11 +647,12 @@ def test_outer_with_and_without_inner_agree_with_minimax(tmp_path, spec):
         assert expansions[50] > 10
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize(
     "spec, budgets, count",
     [("connect4:5x4", (0, 50, 500), 30), ("qango6", (0, 5, 50), 30)],
 )
-def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, count):
+def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, count, scheme):
     game = load_game(spec)
     if spec == "qango6":  # calm positions, so that there is something to search
         items = qango6_sample()[:count]
@@ -613,7 +663,7 @@ def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, 
     for i, (a, b, _) in enumerate(items):
         want = VALUE_OF_MINIMAX[minimax(spec, a, b)]
         for n in budgets:
-            outcome, _ = fresh_solve(tmp_path, game, a, b, n, f"db{i}-{n}", table_mb=4)
+            outcome, _ = fresh_solve(tmp_path, game, a, b, n, f"db{i}-{n}", table_mb=4, scheme=scheme)
             assert outcome.solved and outcome.value.name == want, (
                 f"{spec} start {format_moves(game, list(items[i][2]))}, inner {n}: "
                 f"{outcome.value.name}, minimax {want}"
@@ -621,6 +671,58 @@ def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, 
             if n:
                 outer_work += outcome.expansions
     assert outer_work > count  # the outer search did expand nodes, not only the inner solver
+
+
+def test_follow_scheme_selects_below_its_thresholds(tmp_path):
+    """In the follow scheme every selected leaf's numbers are below the thresholds it is
+    searched with (the df-pn invariant over the outer tree), and the leaves are searched again
+    (with those thresholds) as well as expanded."""
+    from pndb.cache import NodeCache
+    from pndb.search import Limits, Search
+
+    game = load_game("connect4:5x4")
+    seen = {"revisits": 0, "selections": 0}
+
+    class Checked(Search):
+        def select(self, root, q):
+            leaf, th_pn, th_dn = super().select(root, q)
+            rec = self.cache.get(leaf)
+            assert rec.pn(q) < th_pn and rec.dn(q) < th_dn, (rec, th_pn, th_dn)
+            seen["selections"] += 1
+            seen["revisits"] += rec.evaluated(q) and rec.work < self.expand_work()
+            return leaf, th_pn, th_dn
+
+    with open_for_game(tmp_path / "db", game, writer=True) as store:
+        cache = NodeCache(store)
+        search = Checked(cache, game, inner=InnerSolver(game, 100, 4), knowledge=False)
+        outcome = search.solve(key_of(0, 0), Limits())
+        cache.close()
+    assert outcome.solved and outcome.value.name == VALUE_OF_MINIMAX[minimax("connect4:5x4", 0, 0)]
+    assert seen["revisits"] > 10 and search.expansions > 10, (seen, search.expansions)
+
+
+def test_follow_scheme_revisits_continue_the_inner_search(tmp_path):
+    """A leaf searched again and again (here never expanded) costs about one search of it in
+    all, not the sum of its budgets: each visit continues in the inner table."""
+    from pndb.cache import NodeCache
+    from pndb.search import Limits, Search
+
+    game = load_game("connect4:4x5")
+    ka, kb = start_key(game)
+    need = sum(int(InnerSolver(game, 0, 64).run(InnerJob(ka, kb, q, BIG)).work[0]) for q in (0,))
+
+    class NeverExpand(Search):
+        def expand_work(self):
+            return BIG
+
+    with open_for_game(tmp_path / "db", game, writer=True) as store:
+        cache = NodeCache(store)
+        inner = InnerSolver(game, 1000, 64)
+        search = NeverExpand(cache, game, inner=inner, knowledge=False)
+        outcome = search.solve(key_of(0, 0), Limits(target="first-wins"))
+        cache.close()
+    assert outcome.solved and search.expansions == 0
+    assert inner.nodes < need + need // 4, (inner.nodes, need)
 
 
 # ---------------------------------------------------------------- pndb solve --positions
