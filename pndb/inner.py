@@ -41,6 +41,13 @@ fewer random Qango 6 positions (377 of 400 instead of 391), and the order alone 
 more (393, and 326 instead of 319 for mnk:5,5,4) but tripled the expansions of a whole
 qango6:castle solve (9 to 28).
 
+Knowledge (with ``knowledge``): at each position it expands and each it reads a proof from, the
+search asks the game's certificate evaluator, compiled: pairing strategies without gravity,
+Allis' rules in Connect Four (knowledge_decides). A decided position gets no children, and its
+proof record says CERTIFIED: the outer search asks the game for the same certificate, with the
+same limits, and stores it for the book. Where knowledge rarely decides anything for a question
+(fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries) the search stops asking.
+
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
 entries and replaced by least work. Facts (what is proven of the value) serve both questions:

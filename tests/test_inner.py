@@ -27,10 +27,11 @@ from conftest import cli, key_of, run_search, split_key
 from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import format_moves
-from pndb.inner import INF, InnerJob, InnerSolver
+from pndb.games.spec import Position
+from pndb.inner import CERTIFIED, INF, InnerJob, InnerSolver
 from pndb.search import SCHEMES
 from pndb.store import open_for_game
-from pndb.values import NO_MOVE
+from pndb.values import NO_MOVE, Fact, good_for
 
 SMALL_GAMES = ["tictactoe", "mnk:4,3,3", "connect4:4x4"]
 THRESHOLD = (2, 1)  # q0: value >= first-wins, q1: value >= draw (second-wins 0 < draw 1 < first-wins 2)
@@ -778,3 +779,32 @@ def test_solve_positions_limits_apply_to_each_position(tmp_path):
             assert int(nodes) == 150, (
                 f"position {moves}: {nodes} expansions with --max-nodes 150\n{proc.stdout}"
             )
+
+
+@pytest.mark.parametrize("spec", ["connect4:6x4", "connect4:5x5"])
+def test_inner_with_rules_agrees_with_minimax_and_certifies(spec):
+    """With knowledge, Allis' rules decide Connect Four positions inside the inner search: its
+    answers still agree with minimax for both questions, and every position its proofs mark
+    CERTIFIED has a certificate of the game that proves that answer there."""
+    game = load_game(spec)
+    positions = [(a, b) for a, b, _ in MORE_SAMPLES[spec]()]
+    values = np.array([minimax(spec, a, b) for a, b in positions])
+    ka, kb = keys_of(game, positions)
+    solver = InnerSolver(game, BIG, 64, knowledge=True)
+    certified = 0
+    for q in (0, 1):
+        job = InnerJob(ka, kb, q, solver.budget)
+        result = solver.run(job)
+        check_answers(result.pn, result.dn, values, q, positions, require_solved=True)
+        proofs = result.proofs
+        for a, b, move, proven in zip(proofs.key_a, proofs.key_b, proofs.move, proofs.proven):
+            if move != CERTIFIED:
+                continue
+            certified += 1
+            pos = Position(int(a), int(b))
+            fact = Fact(q, bool(proven))
+            assert any(
+                good_for(v.lo, v.hi, fact) for v in map(game.certificate_value, game.certificates(pos))
+            ), (spec, q, pos)
+    assert solver.knowledge_stats[:, 1].sum() > 0  # the rules decided positions in the search
+    assert certified > 0
