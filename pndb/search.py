@@ -151,9 +151,7 @@ class Search:
         self.cache.put(key, combine(first, own, [self.cache.get(k) for k in keys]))
         self.expansions += 1
 
-    def evaluate(
-        self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF
-    ):
+    def evaluate(self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF):
         """Search each leaf with the inner solver for question q (one job, ``budget`` nodes a
         leaf, each only while its numbers are below the thresholds); keep its proofs."""
         positions = [self.game.position(k) for k in keys]
