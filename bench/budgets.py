@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb-numba-cache"))
 
-from solve import run_one  # noqa: E402  (bench/solve.py)
+from solve import aligned, run_one  # noqa: E402  (bench/solve.py)
 
 DEFAULT_GAMES = [
     "tictactoe", "qango6", "qango6:castle", "mnk:5,5,4",
@@ -53,15 +53,7 @@ def table(rows, games):
         both = len(walls) == 2 and all(rows[(game, s)]["how"] == "solved" for s in SCHEMES)
         line.append(f"{walls['fixed'] / walls['follow']:.2f}x" if both else "")
         lines.append(line)
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = []
-    for n, line in enumerate(lines):
-        left = [i == 0 or h.endswith("value") for i, h in enumerate(head)]
-        cells = (c.ljust(w) if lj else c.rjust(w) for c, w, lj in zip(line, widths, left))
-        out.append("  ".join(cells).rstrip())
-        if n == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
+    return aligned(lines, left=[i == 0 or h.endswith("value") for i, h in enumerate(head)])
 
 
 def main(argv=None):

@@ -101,10 +101,16 @@ def table(rows):
                 str(r["proof_records"]),
             ]
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    return aligned(lines, left=[i < 3 for i in range(len(head))])
+
+
+def aligned(lines, left):
+    """Rows of text cells as a table: the first row a header, a rule under it, the columns
+    where ``left`` is true left-aligned, the others right-aligned."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     out = []
     for n, line in enumerate(lines):
-        cells = (c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))
+        cells = (c.ljust(w) if lj else c.rjust(w) for c, w, lj in zip(line, widths, left))
         out.append("  ".join(cells).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))

@@ -50,6 +50,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from pndb.games.kernels import popcount
+
 FIRST_WINS = "first-wins"
 SECOND_WINS = "second-wins"
 FIRST_WONT_WIN = "first-wont-win"
@@ -837,17 +839,9 @@ _U1 = np.uint64(1)
 
 
 @nb.njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@nb.njit(cache=True, inline="always")
 def _lowest(x):
     """Index of the lowest set bit of a nonzero uint64."""
-    return _popcount((x & (~x + _U1)) - _U1)
+    return popcount((x & (~x + _U1)) - _U1)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1289,7 +1283,7 @@ def _nb_chosen_set(ints, masks, solved, m, nproblems, max_nodes):
                     x &= x - _U1
                     c = 0
                     for v in range(nw):
-                        c += _popcount(solvers[p, v] & ~banned[d, v])
+                        c += popcount(solvers[p, v] & ~banned[d, v])
                     if c < fewest:
                         best, fewest = p, c
             if fewest == 0:
@@ -1350,12 +1344,12 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     for g in lines:
         if a & g == g or b & g == g:
             return none
-    if _popcount(a) == _popcount(b):
+    if popcount(a) == popcount(b):
         controller, mine = 2, b
     else:
         controller, mine = 1, a
     opponent = occupied & ~mine
-    parity = _popcount(empties) % 2
+    parity = popcount(empties) % 2
     # the win conditions to try (see threats): the controller's threats, then NO_THREAT
     tries = np.empty(n + 1, np.int64)
     ntries = 0
