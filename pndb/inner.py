@@ -45,8 +45,9 @@ Knowledge (with ``knowledge``): at each position it expands and each it reads a 
 search asks the game's certificate evaluator, compiled: pairing strategies without gravity,
 Allis' rules in Connect Four (knowledge_decides). A decided position gets no children, and its
 proof record says CERTIFIED: the outer search asks the game for the same certificate, with the
-same limits, and stores it for the book. In Connect Four, where the rules rarely decide anything
-for a question (fewer than one in RULES_RARE of RULES_TRIAL tries), the search stops asking.
+same limits, and stores it for the book. Where knowledge rarely decides anything for a question
+at a number of empty cells (fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there),
+the search stops asking there (InnerSolver.count_knowledge).
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
@@ -91,8 +92,8 @@ DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draw
 DECIDED_AGAINST_MOVER = -2  # expand(): knowledge decides the question for the other player
 CERTIFIED = -1  # a proof record's move: knowledge (a pairing, Allis' rules) decides this position
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
-RULES_TRIAL = 20_000  # tries of Allis' rules before judging whether they pay
-RULES_RARE = 100  # ... they pay when at least one in this many decides the question
+KNOWLEDGE_TRIAL = 2_000  # tries at one number of empty cells before judging whether knowledge pays
+KNOWLEDGE_RARE = 100  # ... it pays when at least one in this many decides the question
 
 
 class InnerJob(NamedTuple):
@@ -169,7 +170,8 @@ class Stack(NamedTuple):
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
     score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
-    pair_stats: np.ndarray  # int64[2]: knowledge tries (pairing searches, rules), decisions
+    knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
+    knowledge_skip: np.ndarray  # bool[65]: numbers of empty cells where the search no longer asks
 
 
 def new_table(megabytes):
@@ -200,7 +202,8 @@ def new_stack(nsym):
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
-        pairs=ints(P.MAX_PAIRS, 2), pair_stats=ints(2), score=ints(64), replies=ints(d, 64),
+        pairs=ints(P.MAX_PAIRS, 2), knowledge_tries=ints(65, 2), knowledge_skip=np.zeros(65, np.bool_),
+        score=ints(64), replies=ints(d, 64),
     )  # fmt: skip
 
 
@@ -356,32 +359,36 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def knowledge_decides(a, b, q, t, pair_budget, pairs, stats):
+def knowledge_decides(a, b, q, t, pair_budget, st, everywhere):
     """1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0.
     Without gravity a pairing: for q0 one of the second player (the first never completes a
     pattern: disproven), for q1 one of the first player (the second never does: proven). In
     Connect Four Allis' rules (pndb.games.connect4_rules, on positions with at most
     t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge; else the nodes of a
     pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
-    ``stats`` counts the tries and the decisions."""
+    The search asks only at numbers of empty cells not in st.knowledge_skip, and counts its
+    tries and decisions by number of empty cells in st.knowledge_tries; proof extraction asks
+    ``everywhere`` (the search may have used knowledge there before it was skipped)."""
     if pair_budget == 0:
         return 0
+    empty = K.popcount(t.cell_mask[0] & ~(a | b))
+    if st.knowledge_skip[empty] and not everywhere:
+        return 0
     if t.gravity[0] == 1:
-        if K.popcount(t.cell_mask[0] & ~(a | b)) > t.rules_limits[1]:
+        if empty > t.rules_limits[1]:
             return 0
-        stats[0] += 1
         w = t.columns.shape[0]
         verdict = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0])
         found = verdict[q]
     else:
         defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-        stats[0] += 1
-        if P.find_pairing(a, b, t, defender, pair_budget, pairs) == P.NO_PAIRING:
+        if P.find_pairing(a, b, t, defender, pair_budget, st.pairs) == P.NO_PAIRING:
             found = 0
         else:
             found = -1 if q == 0 else 1
-    if found != 0:
-        stats[1] += 1
+    if not everywhere:
+        st.knowledge_tries[empty, 0] += 1
+        st.knowledge_tries[empty, 1] += found != 0
     return found
 
 
@@ -396,10 +403,12 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     mine, theirs = (a, b) if first else (b, a)
     avail = st.avail[d]
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
+    if pair_budget != 0:  # with knowledge: moves on dead cells dropped (patterns.prune_dead)
+        legal = P.prune_dead(a, b, t, legal)
     own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
-    decided = knowledge_decides(a, b, q, t, pair_budget, st.pairs, st.pair_stats)
+    decided = knowledge_decides(a, b, q, t, pair_budget, st, False)
     if decided != 0:
         return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
@@ -703,7 +712,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        if knowledge_decides(a, b, q, t, pair_budget, st.pairs, st.pair_stats) == (1 if proven else -1):
+        if knowledge_decides(a, b, q, t, pair_budget, st, True) == (1 if proven else -1):
             out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
             continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
@@ -841,9 +850,9 @@ class InnerSolver:
         # Allis' rules those of Connect Four (where the game has rules tables)
         known = not game.gravity or len(game.tables.rules_lines) > 0
         self.pair_budget = P.PAIRING_BUDGET if knowledge and known else 0
-        self.knowledge_on = [self.pair_budget > 0] * 2  # per question: the search still tries it
-        self.gravity = game.gravity
-        self.knowledge_stats = np.zeros((2, 2), np.int64)  # per question: tries, decisions
+        # per question and number of empty cells: tries and decisions; where the search skips it
+        self.knowledge_stats = np.zeros((2, 65, 2), np.int64)
+        self.knowledge_skip = np.zeros((2, 65), np.bool_)
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
@@ -880,11 +889,12 @@ class InnerSolver:
     def run_slice(self, job, budget):
         """One call of the numba job with ``budget`` nodes per position."""
         q = int(job.question)
+        self.stack.knowledge_skip[:] = self.knowledge_skip[q]
         pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
-            self.pair_budget if self.knowledge_on[q] else 0, self.pair_budget,
+            self.pair_budget, self.pair_budget,
             min(int(job.th_pn), int(INF)), min(int(job.th_dn), int(INF)),
         )  # fmt: skip
         self.count_knowledge(q)
@@ -899,17 +909,16 @@ class InnerSolver:
         return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs, subtree=subtree)
 
     def count_knowledge(self, q):
-        """In Connect Four, stop trying the rules in the search for question q once they have
-        shown they rarely decide anything (fewer than one in RULES_RARE of RULES_TRIAL tries):
-        connect4:6x5 took 27.8 s with them always on, 9.4 s so. Pairings stay on: the same
-        switch (judged on the first 20,000 searches) left qango6:tournament and
-        qango7plus:tournament unsolved after 300 s, both solved in about 30 s and 120 s with
-        pairings on (qango6:castle pays for it: 2.4 s with the switch, 8.3 s without)."""
-        self.knowledge_stats[q] += self.stack.pair_stats
-        self.stack.pair_stats[:] = 0
-        tried, found = self.knowledge_stats[q]
-        if self.gravity and self.knowledge_on[q] and tried >= RULES_TRIAL and found * RULES_RARE < tried:
-            self.knowledge_on[q] = False
+        """Stop asking for question q at positions with a number of empty cells where knowledge
+        has shown it rarely decides anything: fewer than one in KNOWLEDGE_RARE of the first
+        KNOWLEDGE_TRIAL tries. Judged per number of empty cells because where knowledge pays
+        changes with it: in qango6:tournament pairings fail near the start and decide the draw
+        later, and a switch for the whole search (judged on its first tries) left it unsolved."""
+        tries = self.stack.knowledge_tries
+        self.knowledge_stats[q] += tries
+        tries[:] = 0
+        tried, found = self.knowledge_stats[q, :, 0], self.knowledge_stats[q, :, 1]
+        self.knowledge_skip[q] |= (tried >= KNOWLEDGE_TRIAL) & (found * KNOWLEDGE_RARE < tried)
 
     def capacity(self):
         """The most positions the table may hold (at its largest)."""

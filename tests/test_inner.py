@@ -28,7 +28,7 @@ from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import format_moves
 from pndb.games.spec import Position
-from pndb.inner import CERTIFIED, INF, InnerJob, InnerSolver
+from pndb.inner import CERTIFIED, INF, KNOWLEDGE_RARE, KNOWLEDGE_TRIAL, InnerJob, InnerSolver
 from pndb.search import SCHEMES
 from pndb.store import open_for_game
 from pndb.values import NO_MOVE, Fact, good_for
@@ -781,13 +781,17 @@ def test_solve_positions_limits_apply_to_each_position(tmp_path):
             )
 
 
-@pytest.mark.parametrize("spec", ["connect4:6x4", "connect4:5x5"])
-def test_inner_with_rules_agrees_with_minimax_and_certifies(spec):
-    """With knowledge, Allis' rules decide Connect Four positions inside the inner search: its
-    answers still agree with minimax for both questions, and every position its proofs mark
-    CERTIFIED has a certificate of the game that proves that answer there."""
+KNOWLEDGE_SAMPLES = dict(MORE_SAMPLES, qango6=qango6_sample)
+
+
+@pytest.mark.parametrize("spec", ["connect4:6x4", "connect4:5x5", "mnk:5,5,4", "qango6"])
+def test_inner_with_knowledge_agrees_with_minimax_and_certifies(spec):
+    """With knowledge, Allis' rules (Connect Four) or pairings (placement games, where moves on
+    dead cells are also dropped) decide positions inside the inner search: its answers still
+    agree with minimax for both questions, and every position its proofs mark CERTIFIED has a
+    certificate of the game that proves that answer there."""
     game = load_game(spec)
-    positions = [(a, b) for a, b, _ in MORE_SAMPLES[spec]()]
+    positions = [(a, b) for a, b, _ in KNOWLEDGE_SAMPLES[spec]()]
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
     solver = InnerSolver(game, BIG, 64, knowledge=True)
@@ -806,5 +810,27 @@ def test_inner_with_rules_agrees_with_minimax_and_certifies(spec):
             assert any(
                 good_for(v.lo, v.hi, fact) for v in map(game.certificate_value, game.certificates(pos))
             ), (spec, q, pos)
-    assert solver.knowledge_stats[:, 1].sum() > 0  # the rules decided positions in the search
+    assert solver.knowledge_stats[..., 1].sum() > 0  # knowledge decided positions in the search
     assert certified > 0
+
+
+def test_knowledge_is_skipped_only_where_it_rarely_decides():
+    """The search stops asking for a question at a number of empty cells once knowledge has
+    decided fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there, and only there."""
+    game = load_game("mnk:5,5,4")
+    solver = InnerSolver(game, 2000, 16, knowledge=True)
+    tries = solver.stack.knowledge_tries
+    tries[10] = (KNOWLEDGE_TRIAL, KNOWLEDGE_TRIAL // KNOWLEDGE_RARE - 1)  # rare: skipped
+    tries[12] = (KNOWLEDGE_TRIAL, KNOWLEDGE_TRIAL // KNOWLEDGE_RARE)  # pays: asked
+    tries[14] = (KNOWLEDGE_TRIAL - 1, 0)  # not judged yet
+    solver.count_knowledge(0)
+    assert np.flatnonzero(solver.knowledge_skip[0]).tolist() == [10]
+    assert not solver.knowledge_skip[1].any()
+    positions = [(a, b) for a, b, _ in sample("mnk:5,5,4", 20, 15, 15, 5)]  # 10 empty cells
+    ka, kb = keys_of(game, positions)
+    before = solver.knowledge_stats.copy()
+    solver.run(InnerJob(ka, kb, 0, solver.budget))
+    asked = solver.knowledge_stats - before
+    assert asked[0, 10, 0] == 0 and asked[0, 9, 0] > 0  # not asked at 10 empty cells, asked below
+    solver.run(InnerJob(ka, kb, 1, solver.budget))
+    assert (solver.knowledge_stats - before)[1, 10, 0] > 0  # the other question still asks there
