@@ -47,7 +47,9 @@ Allis' rules in Connect Four (knowledge_decides). A decided position gets no chi
 proof record says CERTIFIED: the outer search asks the game for the same certificate, with the
 same limits, and stores it for the book. Where knowledge rarely decides anything for a question
 at a number of empty cells (fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there),
-the search stops asking there (InnerSolver.count_knowledge).
+the search stops asking there (InnerSolver.count_knowledge). With knowledge, games without
+gravity also drop moves on dead cells (patterns.prune_dead: never better than a live move), which
+needs no certificate: proof extraction still reads every reply of the defending side.
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
