@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+import pynauty  # the optional `graph` extra
 
 from pndb.games.kernels import ZERO, popcount
 from pndb.games.patterns import lowest_cell
@@ -77,21 +78,22 @@ def minimal_sets(sets, n):
 
 
 @nb.njit(cache=True)
-def incidence(a, b, t, owners, members):
-    """The bipartite graph of an ongoing position without gravity, for graph_key.
+def incidence(a, b, cells, win_masks, owners, members):
+    """The bipartite graph of an ongoing position without gravity, for graph_key (``cells``:
+    the playable cells, ``win_masks``: the patterns; the game's Tables cost more to pass).
 
     Writes each minimal set's colour class into ``owners`` and its cells, as indices among the
     cells in some minimal set (padded with its first one), into ``members``; sets come sorted by
     class. Returns (sets, cells in some minimal set, dead cells), or sets = -1 when a pattern is
     already complete (the game is over).
     """
-    empty = t.cell_mask[0] & ~(a | b)
-    n = t.win_masks.shape[0]
+    empty = cells & ~(a | b)
+    n = win_masks.shape[0]
     f1 = np.empty(n, np.uint64)
     f2 = np.empty(n, np.uint64)
     n1 = 0
     n2 = 0
-    for m in t.win_masks:
+    for m in win_masks:
         if m & b == ZERO:
             f1[n1] = m & empty
             n1 += 1
@@ -171,6 +173,20 @@ def canonical_rows(lab, members, ncells, n):
 _widths = {}  # spec -> the most cells of one win pattern
 
 
+class PrebuiltGraph(pynauty.Graph):
+    """A pynauty Graph as nauty reads it (these four attributes), built valid by construction:
+    the base class's checks and copies would take half the time of a key."""
+
+    adjacency_dict = None  # {vertex: list of neighbours}; an edge need only be listed once
+    vertex_coloring = None  # list of the colour classes, each an iterable of vertices
+
+    def __init__(self, number_of_vertices, adjacency_dict, vertex_coloring):
+        self.number_of_vertices = number_of_vertices
+        self.directed = False
+        self.adjacency_dict = adjacency_dict
+        self.vertex_coloring = vertex_coloring
+
+
 class ColouredGraph(NamedTuple):
     """The graph graph_key labels canonically, and what it keeps beside the graph."""
 
@@ -178,15 +194,13 @@ class ColouredGraph(NamedTuple):
     ncells: int  # cell vertices 0..ncells-1; the sets follow, class after class
     sizes: list  # sets of each class (BOTH, FIRST_ONLY, SECOND_ONLY)
     members: np.ndarray  # int64[sets, width]: each set's cell vertices (padded with its first)
-    graph: object  # the pynauty.Graph
+    graph: PrebuiltGraph
 
 
 def coloured_graph(game, a, b):
     """The ColouredGraph of the ongoing position (a, b) of ``game`` (see the module docstring).
 
     ValueError for a game with gravity or a position whose game is over."""
-    import pynauty  # the optional `graph` extra
-
     t = game.tables
     if t.gravity[0]:
         raise ValueError("graph keys need a game without gravity")
@@ -197,22 +211,19 @@ def coloured_graph(game, a, b):
     npat = t.win_masks.shape[0]
     owners = np.empty(2 * npat, np.int64)
     members = np.empty((2 * npat, width), np.int64)
-    n, ncells, dead = incidence(np.uint64(a), np.uint64(b), t, owners, members)
+    n, ncells, dead = incidence(np.uint64(a), np.uint64(b), t.cell_mask[0], t.win_masks, owners, members)
     stones_left = int(t.disc_cap[0]) - (a | b).bit_count()
     if n < 0 or stones_left <= 0:
         raise ValueError("the game is over")
     sizes = np.bincount(owners[:n], minlength=3).tolist()
-    coloring = [set(range(ncells))]
+    coloring = [range(ncells)]
     start = ncells
     for size in sizes:
-        if size:  # pynauty drops an empty class: the sizes are in the key instead
-            coloring.append(set(range(start, start + size)))
+        if size:  # nauty drops an empty class: the sizes are in the key instead
+            coloring.append(range(start, start + size))
         start += size
-    graph = pynauty.Graph(
-        ncells + n,
-        adjacency_dict={ncells + i: row for i, row in enumerate(members[:n].tolist())},
-        vertex_coloring=coloring,
-    )
+    adjacency = dict(enumerate(members[:n].tolist(), start=ncells))
+    graph = PrebuiltGraph(ncells + n, adjacency, coloring)
     scalars = bytes([a.bit_count() == b.bit_count(), stones_left, dead])
     return ColouredGraph(scalars, ncells, sizes, members[:n], graph)
 
@@ -227,8 +238,6 @@ def graph_key(game, a, b):
     with a first-move rule: its board key after a tag byte. ValueError for a game with gravity
     or a position whose game is over.
     """
-    import pynauty  # the optional `graph` extra
-
     if a | b == 0 and game.tables.first_forbidden[0]:
         return RESTRICTED_EMPTY_BOARD + game.key(Position(0, 0))
     g = coloured_graph(game, a, b)
