@@ -2,7 +2,9 @@
 
 - Positions that share a graph key have the same minimax value (reference model): on every
   ongoing position of tic-tac-toe, and on every position below a few random positions of the
-  larger boards (whole subtrees, where positions of different board keys meet often).
+  larger boards (whole subtrees, where positions of different board keys meet often; all of
+  mnk:4,4,3 alone has 3.5 million ongoing positions, minutes for the reference). qango7 is the
+  one with a disc cap: without the stones left in the key, its test fails.
 - Board-symmetric positions share a graph key, and graph keys split positions exactly as
   pynauty's own certificate of the same graph does (the compact encoding loses nothing).
 """
@@ -89,7 +91,7 @@ def test_symmetric_positions_share_a_graph_key(spec):
     game = load_game(spec)
     positions = positions_of(spec)
     for a, b in random.Random(1).sample(positions, min(300, len(positions))):
-        keys = {graph_key(game, *R.image(perm, a, b)) for perm in game.symmetries}
+        keys = {graph_key(game, *R.image(perm, a, b)) for perm in ref(spec).symmetries}
         assert len(keys) == 1, (a, b)
 
 
