@@ -1,0 +1,249 @@
+"""Graph keys: one exact key per isomorphism class of the game that remains after a position.
+
+Board keys (``Game.key``) merge positions only through the board's symmetries. Two positions
+of a placement game without gravity can be the same game in a much weaker sense: what is left
+to play is decided by a few sets of empty cells, and a bijection of the empty cells that maps
+those sets onto each other maps one game onto the other, move for move. ``graph_key`` gives such
+positions one key, and positions that are not isomorphic in this sense different keys.
+
+What the remaining game of an ongoing position (a, b) depends on, with E its empty cells:
+
+- F1, the empty cells of every pattern the first player can still complete (no second stone),
+  and F2 the same for the second player. The first player wins when his stones cover a set of F1
+  before the second covers one of F2. Covering a set covers each of its subsets, so the first
+  set of F1 to be covered is always a minimal one: only the minimal sets of F1 and of F2
+  matter. A pattern's own stones and the other patterns through its cells do not.
+- the player to move, and the stones left before the game is drawn (the disc cap, or the board
+  being full; every cell of E stays playable without gravity).
+- the cells of E in no minimal set of F1 or F2 ("dead" here) only through their number: any
+  permutation of E that fixes every minimal set maps the game onto itself, and every
+  permutation of those cells does. (prune_dead in pndb.games.patterns shows more: a move there
+  is never better than another; the number still matters for the full-board draw and the cap.)
+- a rule on the first stone only on the empty board, which keeps its board key.
+
+So the key is the canonical form of a vertex-coloured bipartite graph: the cells of E in some
+minimal set (one colour), the minimal sets (coloured by whose they are: both players', the
+first's only, the second's only), a set joined to its cells; plus the player to move, the stones
+left and the number of dead cells. Equal keys mean isomorphic coloured graphs and equal numbers,
+hence isomorphic games with the same value; different keys can still be the same game (a
+position where the players' roles are swapped, for one). A game that is over has no key here.
+
+The canonical labelling is nauty's (pynauty, the optional ``graph`` extra): a well-kept
+implementation of individualisation-refinement, exact and much faster than anything we would
+write; its certificate is canonical for an ordered colour partition, so the classes are always
+listed in the fixed order above and their sizes are part of the key.
+"""
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+import pynauty  # the optional `graph` extra
+
+from pndb.games.kernels import ZERO, popcount
+from pndb.games.patterns import lowest_cell
+from pndb.games.spec import Position
+
+# the colour classes of the pattern vertices, in the order the partition lists them
+BOTH = 0  # a minimal set of F1 and of F2: an open pattern, neither player has a stone in it
+FIRST_ONLY = 1
+SECOND_ONLY = 2
+RESTRICTED_EMPTY_BOARD = b"\x02"  # leads the key of the empty board of a game with a first-move rule
+
+
+@nb.njit(cache=True)
+def minimal_sets(sets, n):
+    """Drop from the first ``n`` cell sets every set holding another one (and repeats).
+
+    Sorts them by size in place and returns the number kept (at the front)."""
+    for i in range(1, n):  # insertion sort by size
+        s = sets[i]
+        j = i
+        while j > 0 and popcount(sets[j - 1]) > popcount(s):
+            sets[j] = sets[j - 1]
+            j -= 1
+        sets[j] = s
+    kept = 0
+    for i in range(n):
+        s = sets[i]
+        held = False
+        for j in range(kept):
+            if sets[j] & ~s == ZERO:
+                held = True
+                break
+        if not held:
+            sets[kept] = s
+            kept += 1
+    return kept
+
+
+@nb.njit(cache=True)
+def incidence(a, b, cells, win_masks, owners, members):
+    """The bipartite graph of an ongoing position without gravity, for graph_key (``cells``:
+    the playable cells, ``win_masks``: the patterns; the game's Tables cost more to pass).
+
+    Writes each minimal set's colour class into ``owners`` and its cells, as indices among the
+    cells in some minimal set (padded with its first one), into ``members``; sets come sorted by
+    class. Returns (sets, cells in some minimal set, dead cells), or sets = -1 when a pattern is
+    already complete (the game is over).
+    """
+    empty = cells & ~(a | b)
+    n = win_masks.shape[0]
+    f1 = np.empty(n, np.uint64)
+    f2 = np.empty(n, np.uint64)
+    n1 = 0
+    n2 = 0
+    for m in win_masks:
+        if m & b == ZERO:
+            f1[n1] = m & empty
+            n1 += 1
+        if m & a == ZERO:
+            f2[n2] = m & empty
+            n2 += 1
+    n1 = minimal_sets(f1, n1)
+    n2 = minimal_sets(f2, n2)
+    if (n1 > 0 and f1[0] == ZERO) or (n2 > 0 and f2[0] == ZERO):
+        return -1, 0, 0
+    match = np.full(n1, -1, np.int64)  # the same set in F2 (sets within F1 or F2 are distinct)
+    in_f1 = np.zeros(n2, np.bool_)
+    for i in range(n1):
+        for j in range(n2):
+            if f1[i] == f2[j]:
+                match[i] = j
+                in_f1[j] = True
+    sets = np.empty(n1 + n2, np.uint64)
+    k = 0
+    for i in range(n1):
+        if match[i] >= 0:
+            sets[k] = f1[i]
+            owners[k] = BOTH
+            k += 1
+    for i in range(n1):
+        if match[i] < 0:
+            sets[k] = f1[i]
+            owners[k] = FIRST_ONLY
+            k += 1
+    for j in range(n2):
+        if not in_f1[j]:
+            sets[k] = f2[j]
+            owners[k] = SECOND_ONLY
+            k += 1
+    live = ZERO
+    for i in range(k):
+        live |= sets[i]
+    index = np.full(64, -1, np.int64)
+    ncells = 0
+    rest = live
+    while rest != ZERO:
+        c = lowest_cell(rest)
+        rest &= rest - np.uint64(1)
+        index[c] = ncells
+        ncells += 1
+    for i in range(k):
+        rest = sets[i]
+        j = 0
+        while rest != ZERO:
+            members[i, j] = index[lowest_cell(rest)]
+            rest &= rest - np.uint64(1)
+            j += 1
+        while j < members.shape[1]:
+            members[i, j] = members[i, 0]
+            j += 1
+    return k, ncells, popcount(empty & ~live)
+
+
+@nb.njit(cache=True)
+def canonical_rows(lab, members, ncells, n):
+    """Each set's cells as a mask of canonical cell positions, the sets in canonical order.
+
+    ``lab[i]`` is the vertex nauty puts at position i; it keeps every colour class on the
+    positions the partition gave it, so cells stay at 0..ncells-1 and sets after them."""
+    pos = np.empty(lab.shape[0], np.int64)
+    for i in range(lab.shape[0]):
+        pos[lab[i]] = i
+    rows = np.zeros(n, np.uint64)
+    for i in range(n):
+        m = ZERO
+        for c in members[i]:
+            m |= np.uint64(1) << np.uint64(pos[c])
+        rows[pos[ncells + i] - ncells] = m
+    return rows
+
+
+_widths = {}  # spec -> the most cells of one win pattern
+
+
+class PrebuiltGraph(pynauty.Graph):
+    """A pynauty Graph as nauty reads it (these four attributes), built valid by construction:
+    the base class's checks and copies would take half the time of a key."""
+
+    adjacency_dict = None  # {vertex: list of neighbours}; an edge need only be listed once
+    vertex_coloring = None  # list of the colour classes, each an iterable of vertices
+
+    def __init__(self, number_of_vertices, adjacency_dict, vertex_coloring):
+        self.number_of_vertices = number_of_vertices
+        self.directed = False
+        self.adjacency_dict = adjacency_dict
+        self.vertex_coloring = vertex_coloring
+
+
+class ColouredGraph(NamedTuple):
+    """The graph graph_key labels canonically, and what it keeps beside the graph."""
+
+    scalars: bytes  # the player to move (1: first), the stones left, the dead cells
+    ncells: int  # cell vertices 0..ncells-1; the sets follow, class after class
+    sizes: list  # sets of each class (BOTH, FIRST_ONLY, SECOND_ONLY)
+    members: np.ndarray  # int64[sets, width]: each set's cell vertices (padded with its first)
+    graph: PrebuiltGraph
+
+
+def coloured_graph(game, a, b):
+    """The ColouredGraph of the ongoing position (a, b) of ``game`` (see the module docstring).
+
+    ValueError for a game with gravity or a position whose game is over."""
+    t = game.tables
+    if t.gravity[0]:
+        raise ValueError("graph keys need a game without gravity")
+    a, b = int(a), int(b)
+    width = _widths.get(game.spec)
+    if width is None:
+        width = _widths[game.spec] = max(len(p) for p in game.patterns)
+    npat = t.win_masks.shape[0]
+    owners = np.empty(2 * npat, np.int64)
+    members = np.empty((2 * npat, width), np.int64)
+    n, ncells, dead = incidence(np.uint64(a), np.uint64(b), t.cell_mask[0], t.win_masks, owners, members)
+    stones_left = int(t.disc_cap[0]) - (a | b).bit_count()
+    if n < 0 or stones_left <= 0:
+        raise ValueError("the game is over")
+    sizes = np.bincount(owners[:n], minlength=3).tolist()
+    coloring = [range(ncells)]
+    start = ncells
+    for size in sizes:
+        if size:  # nauty drops an empty class: the sizes are in the key instead
+            coloring.append(range(start, start + size))
+        start += size
+    adjacency = dict(enumerate(members[:n].tolist(), start=ncells))
+    graph = PrebuiltGraph(ncells + n, adjacency, coloring)
+    scalars = bytes([a.bit_count() == b.bit_count(), stones_left, dead])
+    return ColouredGraph(scalars, ncells, sizes, members[:n], graph)
+
+
+def graph_key(game, a, b):
+    """The graph key (bytes) of the ongoing position (a, b) of ``game`` (no gravity).
+
+    Layout: the player to move (1: first), the stones left before the draw, the dead cells,
+    the cells in some minimal set, the sizes of the three classes of sets (2 bytes each), then
+    per set in canonical order its cells as a mask of canonical positions (ceil(cells / 8)
+    bytes, big-endian): the canonical graph's edges, nothing else. The empty board of a game
+    with a first-move rule: its board key after a tag byte. ValueError for a game with gravity
+    or a position whose game is over.
+    """
+    if a | b == 0 and game.tables.first_forbidden[0]:
+        return RESTRICTED_EMPTY_BOARD + game.key(Position(0, 0))
+    g = coloured_graph(game, a, b)
+    n = g.members.shape[0]
+    lab = np.array(pynauty.canon_label(g.graph), np.int64)
+    rows = canonical_rows(lab, g.members, g.ncells, n)
+    row_bytes = (g.ncells + 7) // 8
+    header = g.scalars + bytes([g.ncells]) + b"".join(size.to_bytes(2, "big") for size in g.sizes)
+    return header + rows.astype(">u8").view(np.uint8).reshape(n, 8)[:, 8 - row_bytes :].tobytes()
