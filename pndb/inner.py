@@ -80,9 +80,11 @@ ENTRY_BYTES = 32
 INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
 KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
-# question NUMS holds numbers for, 8-63 work. An entry in use always has work >= 1, so an
-# all-zero entry (as the OS hands out pages) is empty.
+# question NUMS holds numbers for, 5 + q: knowledge (at the solver's pair budget) decides nothing
+# for question q here, 8-63 work. An entry in use always has work >= 1, so an all-zero entry (as
+# the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
+NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
 WORK_SHIFT = np.uint64(8)
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -159,6 +161,7 @@ class Stack(NamedTuple):
     th_dn: np.ndarray
     start: np.ndarray
     n: np.ndarray  # ongoing children; -1 when a child decides the position for its mover
+    marks: np.ndarray  # uint64[depth]: NO_VERDICT bits for the frame's table entry (expand)
     last: np.ndarray
     moves: np.ndarray
     sym: np.ndarray  # the symmetry mapping each child to its canonical key
@@ -198,7 +201,7 @@ def new_stack(nsym):
     d = MAX_DEPTH
     return Stack(
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
-        th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
+        th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), marks=words(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
         pairs=ints(P.MAX_PAIRS, 2), pair_stats=ints(2), score=ints(64), replies=ints(d, 64),
     )  # fmt: skip
@@ -284,8 +287,9 @@ def entry_work(recs, ka, kb):
 
 
 @nb.njit(cache=True)
-def store(tab, ka, kb, q, pn, dn, work):
-    """Record a search's result: a fact when it solved the question, else its numbers."""
+def store(tab, ka, kb, q, pn, dn, work, marks):
+    """Record a search's result: a fact when it solved the question, else its numbers; and the
+    NO_VERDICT ``marks`` it found."""
     recs = tab.recs
     home = home_block(ka, kb, recs.shape[0] - 1)
     victim = home
@@ -308,7 +312,7 @@ def store(tab, ka, kb, q, pn, dn, work):
         meta = np.uint64(LO_HI_OPEN | q << 4)
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
-    flags = meta & np.uint64(16)
+    flags = meta & np.uint64(0xF0) | marks
     goal = 2 - q
     if pn == 0:
         lo = max(lo, goal)
@@ -316,7 +320,7 @@ def store(tab, ka, kb, q, pn, dn, work):
         hi = min(hi, goal - 1)
     else:
         recs[victim, NUMS] = np.uint64(pn) | (np.uint64(dn) << np.uint64(32))
-        flags = np.uint64(q << 4)
+        flags = flags & ~np.uint64(16) | np.uint64(q << 4)
     recs[victim, META] = (
         ((meta >> WORK_SHIFT) + np.uint64(work)) << WORK_SHIFT | flags | np.uint64(hi << 2) | np.uint64(lo)
     )
@@ -356,33 +360,41 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def knowledge_decides(a, b, q, t, pair_budget, pairs, stats):
-    """1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0.
-    Without gravity a pairing: for q0 one of the second player (the first never completes a
-    pattern: disproven), for q1 one of the first player (the second never does: proven). In
-    Connect Four Allis' rules (pndb.games.connect4_rules, on positions with at most
-    t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge; else the nodes of a
-    pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
-    ``stats`` counts the tries and the decisions."""
+def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, stats):
+    """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
+    the NO_VERDICT mark to store for (a, b)). Without gravity a pairing: for q0 one of the second
+    player (the first never completes a pattern: disproven), for q1 one of the first player (the
+    second never does: proven). In Connect Four Allis' rules (pndb.games.connect4_rules, on
+    positions with at most t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge;
+    else the nodes of a pairing search (the rules take theirs from t.rules_limits[0], as the
+    outer search does). ``stats`` counts the tries and the decisions.
+
+    A position the table has marked for q is not asked again: df-pn enters a position many times,
+    and a proof is read after its search (a table's marks are all at its solver's budget)."""
     if pair_budget == 0:
-        return 0
-    if t.gravity[0] == 1:
-        if K.popcount(t.cell_mask[0] & ~(a | b)) > t.rules_limits[1]:
-            return 0
-        stats[0] += 1
+        return 0, K.ZERO
+    gravity = t.gravity[0] == 1
+    if gravity and K.popcount(t.cell_mask[0] & ~(a | b)) > t.rules_limits[1]:
+        return 0, K.ZERO
+    stats[0] += 1
+    mark = NO_VERDICT << np.uint64(q)
+    s = find(tab.recs, a, b)
+    if s >= 0 and tab.recs[s, META] & mark != K.ZERO:
+        return 0, mark
+    if gravity:
         w = t.columns.shape[0]
         verdict = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0])
         found = verdict[q]
     else:
         defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-        stats[0] += 1
         if P.find_pairing(a, b, t, defender, pair_budget, pairs) == P.NO_PAIRING:
             found = 0
         else:
             found = -1 if q == 0 else 1
-    if found != 0:
-        stats[1] += 1
-    return found
+    if found == 0:
+        return 0, mark
+    stats[1] += 1
+    return found, K.ZERO
 
 
 @nb.njit(cache=True)
@@ -397,9 +409,10 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     avail = st.avail[d]
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
     own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
+    st.marks[d] = K.ZERO
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
-    decided = knowledge_decides(a, b, q, t, pair_budget, st.pairs, st.pair_stats)
+    decided, st.marks[d] = knowledge_decides(a, b, q, t, pair_budget, tab, st.pairs, st.pair_stats)
     if decided != 0:
         return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
@@ -548,7 +561,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                 near2 = cnear
         pn, dn = (near, far) if first else (far, near)
         if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
-            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, counter - st.start[depth] + 1)
+            work = counter - st.start[depth] + 1
+            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth])
             if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
                 tab = larger_table(tab)
             if depth == 0:
@@ -703,7 +717,8 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        if knowledge_decides(a, b, q, t, pair_budget, st.pairs, st.pair_stats) == (1 if proven else -1):
+        verdict, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st.pairs, st.pair_stats)
+        if verdict == (1 if proven else -1):
             out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
             continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
