@@ -408,14 +408,20 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     mine, theirs = (a, b) if first else (b, a)
     avail = st.avail[d]
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
-    own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
+    gravity = t.gravity[0] != 0
+    if gravity:  # the threats a stone makes order the children
+        own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
+        opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
+    else:
+        own_threats, opponent_threats = K.threats_of_both(mine, theirs, t.win_masks)
+        c0 = c1 = c2 = o0 = o1 = o2 = K.ZERO
     st.marks[d] = K.ZERO
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
-    decided, st.marks[d] = knowledge_decides(a, b, q, t, pair_budget, tab, st.pairs, st.pair_stats)
-    if decided != 0:
-        return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
-    opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
+    if pair_budget != 0:  # (a call passes every array of t and st: not made for nothing)
+        decided, st.marks[d] = knowledge_decides(a, b, q, t, pair_budget, tab, st.pairs, st.pair_stats)
+        if decided != 0:
+            return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
     nsym = steps.sym_bit.shape[1]
@@ -432,7 +438,6 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     syms = st.sym[d]
     score = st.score
     replies = st.replies[d]
-    gravity = t.gravity[0] != 0
     cka = st.ka[d]
     ckb = st.kb[d]
     n = 0

@@ -202,6 +202,23 @@ def threat_cells(own, other, win_masks):
 
 
 @nb.njit(cache=True)
+def threats_of_both(own, other, win_masks):
+    """(threat_cells(own, other), threat_cells(other, own)) in one pass over the patterns."""
+    own_threats = ZERO
+    other_threats = ZERO
+    for m in win_masks:
+        if m & other == ZERO:
+            missing = m & ~own
+            if missing & (missing - ONE) == ZERO:
+                own_threats |= missing
+        if m & own == ZERO:
+            missing = m & ~other
+            if missing & (missing - ONE) == ZERO:
+                other_threats |= missing
+    return own_threats, other_threats
+
+
+@nb.njit(cache=True)
 def threats_and_makers(own, other, win_masks):
     """(threats, c0, c1, c2): the threat cells of ``own`` (as threat_cells) and, for every empty
     cell, how many patterns of ``own`` a stone there brings to one cell from completion (its
