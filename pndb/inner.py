@@ -704,6 +704,8 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
     keeping it. Returns (out_a, out_b, out_m, count, nodes, table).
     """
     seen = new_set(1024)
+    # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
+    ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
     stack_a = np.empty(MAX_DEPTH * 64, np.uint64)
     stack_b = np.empty(MAX_DEPTH * 64, np.uint64)
     moves = np.empty(64, np.int64)
@@ -722,7 +724,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        verdict, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st.pairs, st.pair_stats)
+        verdict, _ = knowledge_decides(a, b, q, t, ask, tab, st.pairs, st.pair_stats)
         if verdict == (1 if proven else -1):
             out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
             continue
