@@ -397,7 +397,7 @@ def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, stats):
     return found, K.ZERO
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # once per node: a call would pass every array of its tuples
 def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     """Write the ongoing children of frame d (keys canonical, one per symmetry class) into the
     frame; returns their number, DECIDED_FOR_MOVER when a child decides the position for its
