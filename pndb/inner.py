@@ -424,15 +424,7 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
             return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
-    nsym = steps.sym_bit.shape[1]
-    # two children are symmetric only under a symmetry that maps the position to itself up to
-    # the mover's stone: when there is none, no child can repeat an earlier one
-    near_symmetric = False
-    for s in range(1, nsym):
-        ma, mb = (img[2 * s], img[2 * s + 1]) if first else (img[2 * s + 1], img[2 * s])
-        if mb == theirs and K.popcount(ma ^ mine) <= 2:
-            near_symmetric = True
-            break
+    near_symmetric = K.near_symmetric(img, first)
     on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
     moves = st.moves[d]
     syms = st.sym[d]
@@ -724,10 +716,11 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        verdict, _ = knowledge_decides(a, b, q, t, ask, tab, st.pairs, st.pair_stats)
-        if verdict == (1 if proven else -1):
-            out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
-            continue
+        if ask != 0:
+            verdict, _ = knowledge_decides(a, b, q, t, ask, tab, st.pairs, st.pair_stats)
+            if verdict == (1 if proven else -1):
+                out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
+                continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
         if K.first_to_move(a, b) == proven:
             found = known_good_child(n, cs, ca, cb, q, proven, tab)
