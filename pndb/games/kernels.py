@@ -318,7 +318,7 @@ def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_
     return ONGOING
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # a call would pass every array of t
 def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """Write the children of an ongoing position into the given arrays, in move order.
 
