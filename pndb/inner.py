@@ -45,7 +45,10 @@ Knowledge (with ``knowledge``): at each position it expands and each it reads a 
 search asks the game's certificate evaluator, compiled: pairing strategies without gravity,
 Allis' rules in Connect Four (knowledge_decides). A decided position gets no children, and its
 proof record says CERTIFIED: the outer search asks the game for the same certificate, with the
-same limits, and stores it for the book. In Connect Four, where the rules rarely decide anything
+same limits, and stores it for the book. A position where knowledge decides nothing is marked so
+in its table entry and not asked again while the table holds it (df-pn enters a position many
+times, and reads its proof after the search); proof extraction asks a pairing only for the owner
+it can decide for. In Connect Four, where the rules rarely decide anything
 for a question (fewer than one in RULES_RARE of RULES_TRIAL tries), the search stops asking.
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
