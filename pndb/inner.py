@@ -173,6 +173,7 @@ class Stack(NamedTuple):
     pn: np.ndarray
     dn: np.ndarray
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
+    cover: P.CoverWork  # ... and the rest of their scratch arrays
     score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
     pair_stats: np.ndarray  # int64[2]: knowledge tries (pairing searches, rules), decisions
@@ -194,7 +195,7 @@ def new_table(megabytes):
     )
 
 
-def new_stack(nsym):
+def new_stack(nsym, patterns):
     def words(*shape):
         return np.zeros(shape, np.uint64)
 
@@ -206,7 +207,8 @@ def new_stack(nsym):
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), marks=words(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
-        pairs=ints(P.MAX_PAIRS, 2), pair_stats=ints(2), score=ints(64), replies=ints(d, 64),
+        pairs=ints(P.MAX_PAIRS, 2), cover=P.new_cover_work(patterns), pair_stats=ints(2), score=ints(64),
+        replies=ints(d, 64),
     )  # fmt: skip
 
 
@@ -363,7 +365,7 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, stats):
+def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, cover, stats):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b)). Without gravity a pairing: for q0 one of the second
     player (the first never completes a pattern: disproven), for q1 one of the first player (the
@@ -390,7 +392,7 @@ def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, stats):
         found = verdict[q]
     else:
         defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-        if P.find_pairing(a, b, t, defender, pair_budget, pairs) == P.NO_PAIRING:
+        if P.find_pairing_into(a, b, t, defender, pair_budget, pairs, cover) == P.NO_PAIRING:
             found = 0
         else:
             found = -1 if q == 0 else 1
@@ -422,7 +424,9 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
     if pair_budget != 0:  # (a call passes every array of t and st: not made for nothing)
-        decided, st.marks[d] = knowledge_decides(a, b, q, t, pair_budget, tab, st.pairs, st.pair_stats)
+        decided, st.marks[d] = knowledge_decides(
+            a, b, q, t, pair_budget, tab, st.pairs, st.cover, st.pair_stats
+        )
         if decided != 0:
             return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     cap = t.disc_cap[0]
@@ -720,7 +724,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         if known:
             continue
         if ask != 0:
-            verdict, _ = knowledge_decides(a, b, q, t, ask, tab, st.pairs, st.pair_stats)
+            verdict, _ = knowledge_decides(a, b, q, t, ask, tab, st.pairs, st.cover, st.pair_stats)
             if verdict == (1 if proven else -1):
                 out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
                 continue
@@ -865,7 +869,7 @@ class InnerSolver:
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
-        self.stack = new_stack(self.steps.sym_bit.shape[1])
+        self.stack = new_stack(self.steps.sym_bit.shape[1], len(game.tables.win_masks))
         self.nodes = 0
 
     def run(self, job, should_stop=None):
