@@ -6,6 +6,8 @@ which a shared machine stretches), after a warm-up search outside the timing:
   midgame  --positions random mid-game positions (random playouts, ongoing and without an
            immediate win for the player to move), one job per question with --budget nodes each,
            one table for all: the shape of the outer search's jobs.
+With --knowledge the inner searches ask the game's knowledge (pairings, Allis' rules) as
+`pndb solve`'s do; without it they measure the df-pn alone.
 Part 2 (--solves GAME ...): one `pndb solve` subprocess per game (bench/solve.py's runner) with
 the default settings: wall time, peak RSS, value, stored nodes and outer expansions.
 
@@ -63,11 +65,11 @@ def midgame_positions(game, count, seed):
     return np.array([k[0] for k in keys], np.uint64), np.array([k[1] for k in keys], np.uint64)
 
 
-def searcher(game, budget, table_mb):
+def searcher(game, budget, table_mb, knowledge=False):
     """search(keys_a, keys_b, q, budget) -> (pn, dn) with whichever inner API the checkout has."""
     from pndb import inner
 
-    solver = inner.InnerSolver(game, budget, table_mb)
+    solver = inner.InnerSolver(game, budget, table_mb, knowledge=knowledge)
     if hasattr(inner, "InnerJob"):
 
         def search(ka, kb, q, budget):
@@ -98,7 +100,7 @@ def measure(spec, args):
     warm(start, start, 0, 100_000)
     rows = []
 
-    solver, search = searcher(game, args.start_nodes, args.table_mb)
+    solver, search = searcher(game, args.start_nodes, args.table_mb, args.knowledge)
     c0, w0 = time.process_time(), time.perf_counter()
     answers = []
     for q in (0, 1):
@@ -110,7 +112,7 @@ def measure(spec, args):
                      wall=time.perf_counter() - w0, answer="/".join(answers)))  # fmt: skip
 
     ka, kb = midgame_positions(game, args.positions, args.seed)
-    solver, search = searcher(game, args.budget, args.table_mb)
+    solver, search = searcher(game, args.budget, args.table_mb, args.knowledge)
     c0, w0 = time.process_time(), time.perf_counter()
     solved = 0
     for q in (0, 1):
@@ -137,6 +139,7 @@ def main(argv=None):
     ap.add_argument("--positions", type=int, default=200, help="random mid-game positions per game")
     ap.add_argument("--budget", type=int, default=10_000, help="nodes per mid-game position and question")
     ap.add_argument("--table-mb", type=float, default=256)
+    ap.add_argument("--knowledge", action="store_true", help="part 1 with knowledge, as in `pndb solve`")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--base", type=Path, help="a checkout to measure too, as 'before'")
     ap.add_argument("--solves", nargs="*", default=[], help="games for part 2 (pndb solve)")
@@ -150,7 +153,8 @@ def main(argv=None):
 
     print(f"inner solver alone: start position up to {args.start_nodes} nodes (q0, then q1 if q0 is "
           f"disproven); {args.positions} mid-game positions x 2 questions x {args.budget} nodes; "
-          f"{args.table_mb:g} MB table; {os.cpu_count()} CPUs")  # fmt: skip
+          f"{args.table_mb:g} MB table; knowledge {'on' if args.knowledge else 'off'}; "
+          f"{os.cpu_count()} CPUs")  # fmt: skip
     head = f"{'game':14} {'tree':5} {'part':8} {'nodes':>10} {'cpu s':>7} {'wall s':>7} {'nodes/cpu s':>11}"
     print(head + f" {'nodes/wall s':>12}  answer")
     passed = [arg for arg in (argv if argv is not None else sys.argv[1:])]

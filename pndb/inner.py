@@ -47,9 +47,12 @@ Allis' rules in Connect Four (knowledge_decides). A decided position gets no chi
 proof record says CERTIFIED: the outer search asks the game for the same certificate, with the
 same limits, and stores it for the book. Where knowledge rarely decides anything for a question
 at a number of empty cells (fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there),
-the search stops asking there (InnerSolver.count_knowledge). With knowledge, games without
-gravity also drop moves on dead cells (patterns.prune_dead: never better than a live move), which
-needs no certificate: proof extraction still reads every reply of the defending side.
+the search stops asking there (InnerSolver.count_knowledge). A position where knowledge decides
+nothing is marked so in its table entry and not asked again while the table holds it (df-pn
+enters a position many times, and reads its proof after the search); proof extraction asks a
+pairing only for the owner it can decide for. With knowledge, games without gravity also drop
+moves on dead cells (patterns.prune_dead: never better than a live move), which needs no
+certificate: proof extraction still reads every reply of the defending side.
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
@@ -83,9 +86,11 @@ ENTRY_BYTES = 32
 INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
 KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
-# question NUMS holds numbers for, 8-63 work. An entry in use always has work >= 1, so an
-# all-zero entry (as the OS hands out pages) is empty.
+# question NUMS holds numbers for, 5 + q: knowledge (at the solver's pair budget) decides nothing
+# for question q here, 8-63 work. An entry in use always has work >= 1, so an all-zero entry (as
+# the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
+NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
 WORK_SHIFT = np.uint64(8)
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -162,6 +167,7 @@ class Stack(NamedTuple):
     th_dn: np.ndarray
     start: np.ndarray
     n: np.ndarray  # ongoing children; -1 when a child decides the position for its mover
+    marks: np.ndarray  # uint64[depth]: NO_VERDICT bits for the frame's table entry (expand)
     last: np.ndarray
     moves: np.ndarray
     sym: np.ndarray  # the symmetry mapping each child to its canonical key
@@ -170,6 +176,7 @@ class Stack(NamedTuple):
     pn: np.ndarray
     dn: np.ndarray
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
+    cover: P.CoverWork  # ... and the rest of their scratch arrays
     score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
     knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
@@ -192,7 +199,7 @@ def new_table(megabytes):
     )
 
 
-def new_stack(nsym):
+def new_stack(nsym, patterns):
     def words(*shape):
         return np.zeros(shape, np.uint64)
 
@@ -202,10 +209,10 @@ def new_stack(nsym):
     d = MAX_DEPTH
     return Stack(
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
-        th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), last=ints(d),
+        th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), marks=words(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
-        pairs=ints(P.MAX_PAIRS, 2), knowledge_tries=ints(65, 2), knowledge_skip=np.zeros(65, np.bool_),
-        score=ints(64), replies=ints(d, 64),
+        pairs=ints(P.MAX_PAIRS, 2), cover=P.new_cover_work(patterns), knowledge_tries=ints(65, 2),
+        knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64),
     )  # fmt: skip
 
 
@@ -289,8 +296,9 @@ def entry_work(recs, ka, kb):
 
 
 @nb.njit(cache=True)
-def store(tab, ka, kb, q, pn, dn, work):
-    """Record a search's result: a fact when it solved the question, else its numbers."""
+def store(tab, ka, kb, q, pn, dn, work, marks):
+    """Record a search's result: a fact when it solved the question, else its numbers; and the
+    NO_VERDICT ``marks`` it found."""
     recs = tab.recs
     home = home_block(ka, kb, recs.shape[0] - 1)
     victim = home
@@ -313,7 +321,7 @@ def store(tab, ka, kb, q, pn, dn, work):
         meta = np.uint64(LO_HI_OPEN | q << 4)
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
-    flags = meta & np.uint64(16)
+    flags = meta & np.uint64(0xF0) | marks
     goal = 2 - q
     if pn == 0:
         lo = max(lo, goal)
@@ -321,7 +329,7 @@ def store(tab, ka, kb, q, pn, dn, work):
         hi = min(hi, goal - 1)
     else:
         recs[victim, NUMS] = np.uint64(pn) | (np.uint64(dn) << np.uint64(32))
-        flags = np.uint64(q << 4)
+        flags = flags & ~np.uint64(16) | np.uint64(q << 4)
     recs[victim, META] = (
         ((meta >> WORK_SHIFT) + np.uint64(work)) << WORK_SHIFT | flags | np.uint64(hi << 2) | np.uint64(lo)
     )
@@ -361,40 +369,52 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def knowledge_decides(a, b, q, t, pair_budget, st, everywhere):
-    """1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0.
-    Without gravity a pairing: for q0 one of the second player (the first never completes a
-    pattern: disproven), for q1 one of the first player (the second never does: proven). In
-    Connect Four Allis' rules (pndb.games.connect4_rules, on positions with at most
-    t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge; else the nodes of a
-    pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
-    The search asks only at numbers of empty cells not in st.knowledge_skip, and counts its
-    tries and decisions by number of empty cells in st.knowledge_tries; proof extraction asks
-    ``everywhere`` (the search may have used knowledge there before it was skipped)."""
+def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, cover, tries, skip, everywhere):
+    """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
+    the NO_VERDICT mark to store for (a, b)). Without gravity a pairing: for q0 one of the second
+    player (the first never completes a pattern: disproven), for q1 one of the first player (the
+    second never does: proven). In Connect Four Allis' rules (pndb.games.connect4_rules, on
+    positions with at most t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge;
+    else the nodes of a pairing search (the rules take theirs from t.rules_limits[0], as the
+    outer search does).
+
+    The search asks only at numbers of empty cells not in ``skip``, and counts the positions it
+    evaluates and their decisions by number of empty cells in ``tries``; proof extraction asks
+    ``everywhere`` (the search may have used knowledge there before it was skipped) and counts
+    nothing. A position the table has marked for q is not asked again: df-pn enters a position
+    many times, and a proof is read after its search (a table's marks are all at its solver's
+    budget)."""
     if pair_budget == 0:
-        return 0
+        return 0, K.ZERO
     empty = K.popcount(t.cell_mask[0] & ~(a | b))
-    if st.knowledge_skip[empty] and not everywhere:
-        return 0
-    if t.gravity[0] == 1:
-        if empty > t.rules_limits[1]:
-            return 0
+    if skip[empty] and not everywhere:
+        return 0, K.ZERO
+    gravity = t.gravity[0] == 1
+    if gravity and empty > t.rules_limits[1]:
+        return 0, K.ZERO
+    mark = NO_VERDICT << np.uint64(q)
+    s = find(tab.recs, a, b)
+    if s >= 0 and tab.recs[s, META] & mark != K.ZERO:
+        return 0, mark
+    if gravity:
         w = t.columns.shape[0]
         verdict = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0])
         found = verdict[q]
     else:
         defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-        if P.find_pairing(a, b, t, defender, pair_budget, st.pairs) == P.NO_PAIRING:
+        if P.find_pairing_into(a, b, t, defender, pair_budget, pairs, cover) == P.NO_PAIRING:
             found = 0
         else:
             found = -1 if q == 0 else 1
     if not everywhere:
-        st.knowledge_tries[empty, 0] += 1
-        st.knowledge_tries[empty, 1] += found != 0
-    return found
+        tries[empty, 0] += 1
+        tries[empty, 1] += found != 0
+    if found == 0:
+        return 0, mark
+    return found, K.ZERO
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # once per node: a call would pass every array of its tuples
 def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     """Write the ongoing children of frame d (keys canonical, one per symmetry class) into the
     frame; returns their number, DECIDED_FOR_MOVER when a child decides the position for its
@@ -407,30 +427,30 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
     if pair_budget != 0:  # with knowledge: moves on dead cells dropped (patterns.prune_dead)
         legal = P.prune_dead(a, b, t, legal)
-    own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
+    gravity = t.gravity[0] != 0
+    if gravity:  # the threats a stone makes order the children
+        own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
+        opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
+    else:
+        own_threats, opponent_threats = K.threats_of_both(mine, theirs, t.win_masks)
+        c0 = c1 = c2 = o0 = o1 = o2 = K.ZERO
+    st.marks[d] = K.ZERO
     if own_threats & legal != K.ZERO:
         return DECIDED_FOR_MOVER
-    decided = knowledge_decides(a, b, q, t, pair_budget, st, False)
-    if decided != 0:
-        return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
-    opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
+    if pair_budget != 0:  # (a call passes every array of t and st: not made for nothing)
+        decided, st.marks[d] = knowledge_decides(
+            a, b, q, t, pair_budget, tab, st.pairs, st.cover, st.knowledge_tries, st.knowledge_skip, False
+        )
+        if decided != 0:
+            return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
-    nsym = steps.sym_bit.shape[1]
-    # two children are symmetric only under a symmetry that maps the position to itself up to
-    # the mover's stone: when there is none, no child can repeat an earlier one
-    near_symmetric = False
-    for s in range(1, nsym):
-        ma, mb = (img[2 * s], img[2 * s + 1]) if first else (img[2 * s + 1], img[2 * s])
-        if mb == theirs and K.popcount(ma ^ mine) <= 2:
-            near_symmetric = True
-            break
+    near_symmetric = K.near_symmetric(img, first)
     on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
     moves = st.moves[d]
     syms = st.sym[d]
     score = st.score
     replies = st.replies[d]
-    gravity = t.gravity[0] != 0
     cka = st.ka[d]
     ckb = st.kb[d]
     n = 0
@@ -559,7 +579,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                 near2 = cnear
         pn, dn = (near, far) if first else (far, near)
         if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
-            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, counter - st.start[depth] + 1)
+            work = counter - st.start[depth] + 1
+            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth])
             if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
                 tab = larger_table(tab)
             if depth == 0:
@@ -696,6 +717,8 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
     keeping it. Returns (out_a, out_b, out_m, count, nodes, table).
     """
     seen = new_set(1024)
+    # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
+    ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
     stack_a = np.empty(MAX_DEPTH * 64, np.uint64)
     stack_b = np.empty(MAX_DEPTH * 64, np.uint64)
     moves = np.empty(64, np.int64)
@@ -714,9 +737,13 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        if knowledge_decides(a, b, q, t, pair_budget, st, True) == (1 if proven else -1):
-            out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
-            continue
+        if ask != 0:
+            verdict, _ = knowledge_decides(
+                a, b, q, t, ask, tab, st.pairs, st.cover, st.knowledge_tries, st.knowledge_skip, True
+            )
+            if verdict == (1 if proven else -1):
+                out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
+                continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
         if K.first_to_move(a, b) == proven:
             found = known_good_child(n, cs, ca, cb, q, proven, tab)
@@ -858,7 +885,7 @@ class InnerSolver:
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
-        self.stack = new_stack(self.steps.sym_bit.shape[1])
+        self.stack = new_stack(self.steps.sym_bit.shape[1], len(game.tables.win_masks))
         self.nodes = 0
 
     def run(self, job, should_stop=None):

@@ -118,6 +118,20 @@ def canonical_child(img, sym, on_a):
     return best_a, best_b, best_s
 
 
+@nb.njit(cache=True, inline="always")
+def near_symmetric(img, first):
+    """Whether a symmetry maps the position to itself up to one stone of the player to move
+    (``img``: its images, images_into). Two children are symmetric only under such a symmetry:
+    when there is none, no child repeats an earlier one."""
+    mine = img[0] if first else img[1]
+    theirs = img[1] if first else img[0]
+    for s in range(1, img.shape[0] // 2):
+        ma, mb = (img[2 * s], img[2 * s + 1]) if first else (img[2 * s + 1], img[2 * s])
+        if mb == theirs and popcount(ma ^ mine) <= 2:
+            return True
+    return False
+
+
 @nb.njit(cache=True)
 def wins_with(bits, cell, masks_by_cell, mask_counts):
     """True when ``bits`` (which holds ``cell``) completes a win pattern through ``cell``."""
@@ -202,28 +216,41 @@ def threat_cells(own, other, win_masks):
 
 
 @nb.njit(cache=True)
+def threats_of_both(own, other, win_masks):
+    """(threat_cells(own, other), threat_cells(other, own)) in one pass over the patterns, without
+    branches (a pattern's state is unpredictable: selects cost less than mispredictions)."""
+    own_threats = ZERO
+    other_threats = ZERO
+    for m in win_masks:
+        mine = m & ~own
+        theirs = m & ~other
+        own_threats |= mine if (m & other) | (mine & (mine - ONE)) == ZERO else ZERO
+        other_threats |= theirs if (m & own) | (theirs & (theirs - ONE)) == ZERO else ZERO
+    return own_threats, other_threats
+
+
+@nb.njit(cache=True)
 def threats_and_makers(own, other, win_masks):
     """(threats, c0, c1, c2): the threat cells of ``own`` (as threat_cells) and, for every empty
     cell, how many patterns of ``own`` a stone there brings to one cell from completion (its
     patterns missing two cells, that one among them), counted bit-sliced: bit i of c0, c1, c2
-    are bits 0, 1, 2 of cell i's count, which saturates near 7. One pass over the patterns."""
+    are bits 0, 1, 2 of cell i's count, which saturates near 7. One pass over the patterns,
+    without branches (as threats_of_both)."""
     threats = ZERO
     c0 = ZERO
     c1 = ZERO
     c2 = ZERO
     for m in win_masks:
         missing = m & ~own
-        if missing & other != ZERO or missing == ZERO:
-            continue
+        blocked = missing & other
         rest = missing & (missing - ONE)
-        if rest == ZERO:
-            threats |= missing
-        elif rest & (rest - ONE) == ZERO:  # two cells missing: a stone on either makes a threat
-            carry = c0 & missing
-            c0 ^= missing
-            carry2 = c1 & carry
-            c1 ^= carry
-            c2 |= carry2
+        threats |= missing if blocked | rest == ZERO else ZERO
+        # two cells missing: a stone on either makes a threat
+        two = missing if ((blocked | (rest & (rest - ONE))) == ZERO) & (rest != ZERO) else ZERO
+        carry = c0 & two
+        c0 ^= two
+        c2 |= c1 & carry
+        c1 ^= carry
     return threats, c0, c1, c2
 
 
@@ -287,7 +314,7 @@ def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_
     return ONGOING
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # a call would pass every array of t
 def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """Write the children of an ongoing position into the given arrays, in move order.
 
@@ -298,12 +325,12 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     next stone is FIRST_WINS_NEXT or SECOND_WINS_NEXT: most moves that leave an opponent's
     threat open are decided here without a search.
     """
+    avail = available(a, b, t)
     legal = legal_mask(a, b, t)
     first = first_to_move(a, b)
     mine, theirs = (a, b) if first else (b, a)
     # neither player's threats change with our stone but for the cell it takes: found once
-    own_threats = threat_cells(mine, theirs, t.win_masks)
-    opponent_threats = threat_cells(theirs, mine, t.win_masks)
+    own_threats, opponent_threats = threats_of_both(mine, theirs, t.win_masks)
     stones_after = popcount(a | b) + 1
     cap = t.disc_cap[0]
     nsym = t.sym_bytes.shape[0]
@@ -311,6 +338,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     sym = np.empty(nsym, np.uint64)
     if reduce_symmetry:
         images_into(a, b, t.sym_bytes, img)
+    repeats = reduce_symmetry and near_symmetric(img, first)
     on_a = ~ZERO if first else ZERO
     n = 0
     for i in range(t.order.shape[0]):
@@ -324,7 +352,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
                 sym[s] = t.sym_bytes[s, cell >> 3, bit >> np.uint64(cell & ~7)]
             xa, xb, _ = canonical_child(img, sym, on_a)
             duplicate = False
-            for j in range(n):
+            for j in range(n if repeats else 0):
                 if ka[j] == xa and kb[j] == xb:
                     duplicate = True
                     break
@@ -335,7 +363,8 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
         moves[n] = cell
         ka[n] = xa
         kb[n] = xb
-        child_legal = legal_mask(na, nb_, t)
+        # the child's legal cells: with gravity the cell above comes free too
+        child_legal = available(na, nb_, t) if t.gravity[0] else avail ^ bit
         st[n] = child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, cap)
         n += 1
     return n

@@ -374,9 +374,13 @@ def private_pairs_possible(sets, n, cov, used):
 
 
 class CoverWork(NamedTuple):
-    """Scratch arrays of cover_by_pairs, allocated once per find_pairing call."""
+    """Scratch arrays of find_pairing and cover_by_pairs: allocated once per call of
+    find_pairing, or once per search with find_pairing_into."""
 
-    cov: np.ndarray  # int64[n]: depth at which each set got its pair (UNCOVERED: none yet)
+    sets: np.ndarray  # uint64[patterns]: the empty cells of each live pattern of the attacker
+    comps: np.ndarray  # uint64[patterns]: the components they form
+    sub: np.ndarray  # uint64[patterns]: the sets of one component
+    cov: np.ndarray  # int64[patterns]: depth at which each set got its pair (UNCOVERED: none yet)
     chosen: np.ndarray  # uint64[MAX_PAIRS + 1]: the pair taken at each depth
     opts: np.ndarray  # uint64[MAX_PAIRS + 1, MAX_OPTIONS]: the pairs to try at each depth
     scores: np.ndarray  # int64[MAX_OPTIONS]
@@ -385,9 +389,13 @@ class CoverWork(NamedTuple):
 
 
 @nb.njit(cache=True)
-def new_cover_work(n):
+def new_cover_work(patterns):
+    """Scratch arrays for a game with ``patterns`` win patterns (len(t.win_masks))."""
     return CoverWork(
-        np.empty(n, np.int64),
+        np.empty(patterns, np.uint64),
+        np.empty(patterns, np.uint64),
+        np.empty(patterns, np.uint64),
+        np.empty(patterns, np.int64),
         np.empty(MAX_PAIRS + 1, np.uint64),
         np.empty((MAX_PAIRS + 1, MAX_OPTIONS), np.uint64),
         np.empty(MAX_OPTIONS, np.int64),
@@ -516,11 +524,18 @@ def find_pairing(a, b, t, defender, budget, pairs):
     cells) and each is covered by cover_by_pairs; ``budget`` bounds the search nodes of the
     call. A live pattern with fewer than two empty cells has no pair: found at once.
     """
+    return find_pairing_into(a, b, t, defender, budget, pairs, new_cover_work(t.win_masks.shape[0]))
+
+
+@nb.njit(cache=True)
+def find_pairing_into(a, b, t, defender, budget, pairs, w):
+    """find_pairing with the caller's scratch arrays ``w`` (new_cover_work(len(t.win_masks))): a
+    search that asks at every node allocates them once."""
     if t.gravity[0]:
         return NO_PAIRING
     defence = a if defender == DEFENDER_FIRST else b
     empty = t.cell_mask[0] & ~(a | b)
-    sets = np.empty(t.win_masks.shape[0], np.uint64)
+    sets = w.sets
     n = 0
     for m in t.win_masks:
         if m & defence == ZERO:
@@ -529,10 +544,9 @@ def find_pairing(a, b, t, defender, budget, pairs):
                 return NO_PAIRING
             sets[n] = e
             n += 1
-    comps = np.empty(n, np.uint64)
+    comps = w.comps
     ncomp = components_of(sets, n, comps)
-    sub = np.empty(n, np.uint64)
-    w = new_cover_work(n)
+    sub = w.sub
     npairs = 0
     for c in range(ncomp):
         k = 0
