@@ -425,8 +425,6 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
     mine, theirs = (a, b) if first else (b, a)
     avail = st.avail[d]
     legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
-    if pair_budget != 0:  # with knowledge: moves on dead cells dropped (patterns.prune_dead)
-        legal = P.prune_dead(a, b, t, legal)
     gravity = t.gravity[0] != 0
     if gravity:  # the threats a stone makes order the children
         own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
@@ -443,6 +441,8 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
         )
         if decided != 0:
             return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
+        if not gravity:  # moves on dead cells dropped (patterns.prune_dead), once undecided
+            legal = P.prune_dead(a, b, t, legal)
     cap = t.disc_cap[0]
     draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
     near_symmetric = K.near_symmetric(img, first)
