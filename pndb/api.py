@@ -161,7 +161,9 @@ def solve_positions(
     checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS, should_stop=None, inner_scheme=DEFAULT_INNER_SCHEME,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
-    without ``db``); yields a PositionResult each. The limits apply to each position."""
+    without ``db``); yields a PositionResult each. The limits apply to each position. The
+    search commits every ``checkpoint_seconds`` and at the end, not after each position: a
+    commit costs more than solving most positions near the end of a game."""
     g = as_game(game)
     roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
@@ -175,7 +177,7 @@ def solve_positions(
                     expansions = search.expansions
                     inner_before = search.inner.nodes if search.inner else 0
                     start = time.perf_counter()
-                    outcome = search.solve(root, limits, should_stop)
+                    outcome = search.solve(root, limits, should_stop, final_checkpoint=False)
                     micros = (time.perf_counter() - start) * 1e6
                     inner_nodes_used = search.inner.nodes - inner_before if search.inner else 0
                     nodes = search.expansions - expansions + inner_nodes_used
@@ -184,6 +186,7 @@ def solve_positions(
                     )
                     if outcome.interrupted:
                         return
+                search.checkpoint()
             finally:
                 search.cache.close()
 

@@ -110,10 +110,14 @@ class StrategyWalker:
         return lo, hi
 
     def certificate_for(self, key, fact):
-        """A stored certificate of ``key`` that proves what ``fact`` needs, or None."""
+        """A stored certificate of ``key`` that proves what ``fact`` needs, or None; checked
+        by the game's own definitions before it goes into a book."""
+        game = self.view.game
         for cert in self.view.certificates(key):
-            v = self.view.game.certificate_value(cert)
+            v = game.certificate_value(cert)
             if good_for(v.lo, v.hi, fact):
+                if not game.certificate_holds(game.position(key), cert):
+                    raise ExportError(f"position {key.hex()}: its stored certificate does not hold")
                 return cert
         return None
 

@@ -78,7 +78,10 @@ class Search:
     checkpoint_seconds: float = 1.0
     scheme: str = "follow"  # how inner budgets are given out: SCHEMES, see step()
     expansions: int = 0  # over the life of this object (one Search may serve many solves)
-    expansions_offset: int = 0  # the stored expansions less self.expansions, during solve()
+    stored: dict = None  # the persistent counters (meta) as this object found them
+    started: float = 0.0  # monotonic time of the first solve()
+    checkpoints: int = 0  # written by this object
+    last_checkpoint: float = 0.0  # monotonic time of the last one
 
     def first(self, key):
         return self.game.first_to_move(self.game.position(key))
@@ -258,38 +261,39 @@ class Search:
         at least the base budget, at most half of what the inner table can hold. A small tree
         (a game its leaves' first searches nearly solve) grows as with the fixed scheme."""
         base = self.inner.budget
-        tree = self.expansions + self.expansions_offset  # earlier runs' and this one's
+        tree = self.stored["expansions"] + self.expansions  # earlier runs' and this one's
         return max(base, min(base * (tree // GROWTH), self.inner.capacity() // 2))
 
     # ------------------------------------------------------------ the solve loop
 
-    def solve(self, root, limits, should_stop=None, on_progress=None):
+    def checkpoint(self):
+        """Commit the cache, with the persistent counters (meta): earlier runs' plus this object's."""
+        self.checkpoints += 1
+        inner_nodes = self.inner.nodes if self.inner is not None else 0
+        self.cache.checkpoint({
+            "checkpoints": self.stored["checkpoints"] + self.checkpoints,
+            "seconds": round(self.stored["seconds"] + time.monotonic() - self.started, 3),
+            "expansions": self.stored["expansions"] + self.expansions,
+            "inner_nodes": self.stored["inner_nodes"] + inner_nodes,
+            "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
+            "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
+        })  # fmt: skip
+        self.last_checkpoint = time.monotonic()
+
+    def solve(self, root, limits, should_stop=None, on_progress=None, final_checkpoint=True):
         """Search until the root answers the target question(s), a limit is reached, or
-        ``should_stop()`` is true; checkpoint on the way and at the end. ``on_progress`` gets a
-        Progress every few seconds."""
+        ``should_stop()`` is true; checkpoint every checkpoint_seconds on the way and, with
+        ``final_checkpoint``, at the end (a caller solving many roots in a row may leave that
+        to the timer and call checkpoint() when done). ``on_progress`` gets a Progress every
+        few seconds."""
         start = time.monotonic()
-        last_cp = last_progress = start
-        base = {name: self.cache.view.meta(name, 0) for name in COUNTERS}
+        if self.stored is None:
+            self.stored = {name: self.cache.view.meta(name, 0) for name in COUNTERS}
+            self.started = self.last_checkpoint = start
+        last_progress = start
         expansions_before = self.expansions
-        inner_before = self.inner.nodes if self.inner is not None else 0
-        checkpoints = 0
         stopped = False
-
-        def counters():
-            """The persistent counters (meta) as of now: earlier runs plus this one."""
-            nonlocal checkpoints
-            checkpoints += 1
-            return {
-                "checkpoints": base["checkpoints"] + checkpoints,
-                "seconds": round(base["seconds"] + time.monotonic() - start, 3),
-                "expansions": base["expansions"] + self.expansions - expansions_before,
-                "inner_nodes": base["inner_nodes"] + (self.inner.nodes - inner_before if self.inner else 0),
-                "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
-                "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
-            }
-
         self.should_stop = should_stop
-        self.expansions_offset = base["expansions"] - self.expansions
         self.ensure_root(root)
         while True:
             rec = self.cache.get(root)
@@ -305,9 +309,8 @@ class Search:
             if limits.max_nodes is not None and self.expansions - expansions_before >= limits.max_nodes:
                 break
             self.step(root, q)
-            if now - last_cp >= self.checkpoint_seconds:
-                self.cache.checkpoint(counters())
-                last_cp = now
+            if now - self.last_checkpoint >= self.checkpoint_seconds:
+                self.checkpoint()
             if on_progress is not None and now - last_progress >= PROGRESS_SECONDS:
                 on_progress(
                     Progress(
@@ -322,7 +325,8 @@ class Search:
                     )
                 )
                 last_progress = now
-        self.cache.checkpoint(counters())
-        rec = self.cache.view.node(root)
+        if final_checkpoint or stopped:
+            self.checkpoint()
+        rec = self.cache.get(root)
         solved = rec.value.exact or (limits.target == "first-wins" and rec.decided(0))
         return Outcome(rec, solved, self.expansions - expansions_before, time.monotonic() - start, stopped)

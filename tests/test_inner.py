@@ -781,6 +781,40 @@ def test_solve_positions_limits_apply_to_each_position(tmp_path):
             )
 
 
+def test_solve_positions_commits_by_the_timer_and_at_the_end(tmp_path):
+    """solve_positions commits every checkpoint_seconds and when it ends (also when stopped),
+    not after each position: what it yielded is in the database all the same."""
+    from pndb import api
+
+    spec = "connect4:5x4"
+    game = load_game(spec)
+    items = [x for x in connect4_5x4_sample() if 9 <= stones(x[0], x[1]) <= 12][:12]
+    texts = [format_moves(game, list(cells)) for _, _, cells in items]
+    db = tmp_path / "p.lmdb"
+    results = list(api.solve_positions(spec, texts, db=db, inner_nodes=200, checkpoint_seconds=3600))
+    assert [r.moves for r in results] == texts and all(r.solved for r in results)
+    assert api.status(db)["checkpoints"] == 1
+    with open_for_game(str(db), game, writer=False) as store, store.view(game) as view:
+        for r, (a, b, _) in zip(results, items):
+            assert view.node(game.key(Position(a, b))).value == r.value
+            assert r.value.name == VALUE_OF_MINIMAX[minimax(spec, a, b)]
+
+    calls = []  # stopped while solving the third position: the first two are committed
+
+    def stop():
+        calls.append(1)
+        return len(calls) > 2
+
+    db2 = tmp_path / "q.lmdb"
+    results = list(
+        api.solve_positions(spec, texts, db=db2, inner_nodes=0, checkpoint_seconds=3600, should_stop=stop)
+    )
+    assert results[-1].interrupted and len(results) <= 3
+    with open_for_game(str(db2), game, writer=False) as store, store.view(game) as view:
+        for r, (a, b, _) in zip(results[:-1], items):
+            assert view.node(game.key(Position(a, b))).value == r.value
+
+
 KNOWLEDGE_SAMPLES = dict(MORE_SAMPLES, qango6=qango6_sample)
 
 

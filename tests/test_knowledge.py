@@ -34,6 +34,31 @@ def test_solve_with_certificates_gives_verified_books(tmp_path, spec):
         assert "certificates" in ok(cli("verify", book))
 
 
+def test_export_and_check_reject_a_stored_certificate_that_does_not_hold(tmp_path):
+    """Certificates are stored as the compiled search found them; the export checks each one it
+    writes by the game's definitions, and `check` every one: a tampered one (a pair dropped) is
+    refused by both, naming the position, with nothing written."""
+    import lmdb
+
+    db, book = tmp_path / "db", tmp_path / "b.pnbook"
+    ok(cli("solve", "mnk:4,4,4", "--db", db, "--quiet"))
+    env = lmdb.open(str(db), max_dbs=8)
+    with env.begin(write=True) as txn:
+        certs = env.open_db(b"certs", dupsort=True, create=False, txn=txn)
+        cur = txn.cursor(certs)
+        entries = list(cur.iternext())
+        assert entries
+        for key, value in entries:  # every certificate loses its last pair
+            assert txn.delete(key, value, db=certs)
+            txn.put(key, value[:-2], db=certs, dupdata=True)
+    env.close()
+    exported = cli("export", db, "-o", book)
+    assert exported.returncode != 0 and not book.exists()
+    assert "certificate does not hold" in exported.stderr and len(exported.stderr.strip().splitlines()) == 1
+    checked = cli("check", db)
+    assert checked.returncode != 0 and "does not hold" in checked.stdout + checked.stderr
+
+
 def random_position(g, rng, stones):
     a = b = 0
     for _ in range(stones):

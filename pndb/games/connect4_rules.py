@@ -817,8 +817,8 @@ def check_certificate(game, a, b, cert):
 #
 # The functions above are the definitions; the kernels below compute the same instances, in the
 # same order, and run the same chosen-set search, on uint64 bitboards (tests/test_connect4_rules.py
-# checks that both give the same verdicts and certificates, and every certificate goes through
-# check_certificate before pndb stores it as knowledge; tools/verify.py checks books on its own).
+# checks that both give the same verdicts and certificates; every certificate goes through
+# check_certificate when pndb exports it, and tools/verify.py checks books on its own).
 #
 # The instance table: one row per instance that solves at least one problem. ``ints[i]``:
 # rule code, number of cells, the cells in the certificate's order, and the Claimeven/Vertical
