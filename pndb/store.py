@@ -181,7 +181,8 @@ class Store:
         ``certs``: (key, Certificate); ``graphs``: (node key, graphkey.GraphEntry); ``meta``:
         name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first.
         """
-        nodes, links, proofs, certs, graphs = list(nodes), list(links), list(proofs), list(certs), list(graphs)
+        nodes, links, proofs, certs = list(nodes), list(links), list(proofs), list(certs)
+        graphs = list(graphs)
         while True:
             try:
                 with self.env.begin(write=True) as txn:

@@ -214,7 +214,9 @@ def coloured_graph(game, a, b):
     npat = t.win_masks.shape[0]
     owners = np.empty(2 * npat, np.int64)
     members = np.empty((2 * npat, width), np.int64)
-    n, ncells, dead, live = incidence(np.uint64(a), np.uint64(b), t.cell_mask[0], t.win_masks, owners, members)
+    n, ncells, dead, live = incidence(
+        np.uint64(a), np.uint64(b), t.cell_mask[0], t.win_masks, owners, members
+    )
     stones_left = int(t.disc_cap[0]) - (a | b).bit_count()
     if n < 0 or stones_left <= 0:
         raise ValueError("the game is over")
