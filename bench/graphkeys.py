@@ -23,7 +23,8 @@ value(s), the outer expansions, the inner nodes, the stored nodes, the graph-key
 the wall time. A case is a game from the empty board, or a set of random positions (--roots
 playouts of --stones stones, as above) solved in one shared database (`solve --positions`),
 where graph keys merge across positions; each at the default inner budget and at a small one
-(where the outer DAG does most of the work). Each solve (each position of a set) stops at --max-seconds.
+or none (where the outer DAG does most or all of the work). Each solve (each position of a
+set) stops at --max-seconds.
 
     python bench/graphkeys.py --solve                  # the default cases
     python bench/graphkeys.py --solve mnk:6,6,5 --stones 16 --roots 16 --inner-nodes 0 200
@@ -138,8 +139,10 @@ def table_rows(spec, game, by_stones):
 
 # --solve: games solved from the empty board, and games whose random positions are solved as a set
 SOLVE_GAMES = ["mnk:5,5,4", "mnk:7,7,5", "qango6", "qango6:castle", "qango7plus:edges"]
-SOLVE_SETS = {"mnk:5,5,4": 12, "mnk:6,6,5": 16}  # game -> stones at the roots
-SOLVE_INNER = (None, 100)  # inner budgets: the default, and a small one
+SOLVE_SETS = {"mnk:5,5,4": 12, "mnk:6,6,5": 14, "mnk:7,7,5": 20}  # game -> stones at the roots
+# inner budgets: the default, and a small one (games) or none (sets: the outer search alone,
+# where every position searched is a node of the DAG; the default solves most at once)
+SOLVE_INNER = {"game": (None, 100), "set": (None, 0)}
 
 
 def solve_case(spec, lines, inner, graph_keys, max_seconds):
@@ -192,18 +195,21 @@ def solve_rows(cases, max_seconds):
 
 def solve_cases(args):
     """(label, spec, start move strings, inner budget) for --solve."""
-    inners = [None if x < 0 else x for x in args.inner_nodes] if args.inner_nodes else SOLVE_INNER
-    games = args.games or SOLVE_GAMES + list(SOLVE_SETS)
+    given = [None if x < 0 else x for x in args.inner_nodes or ()]
+    if args.games:
+        wanted = [(spec, args.stones) for spec in args.games]
+    else:
+        wanted = [(spec, None) for spec in SOLVE_GAMES] + list(SOLVE_SETS.items())
     cases = []
-    for spec in games:
+    for spec, stones in wanted:
         game = load_game(spec)
-        stones = args.stones or (SOLVE_SETS.get(spec) if not args.games else None)
         if stones:
             rng = np.random.default_rng(args.seed)
             lines = [moves_to(game, key) for key in random_roots(game, args.roots, stones, rng)]
             label = f"{spec} {args.roots}x{stones} stones"
         else:
             lines, label = [""], spec
+        inners = given or SOLVE_INNER["set" if stones else "game"]
         cases += [(label, spec, lines, inner) for inner in inners]
     return cases
 
@@ -226,7 +232,10 @@ def main(argv=None):
     ap.add_argument("--db", help="instead: the ongoing positions this database of the one game holds")
     ap.add_argument("--solve", action="store_true", help="instead: solves with board keys against graph keys")
     ap.add_argument(
-        "--inner-nodes", type=int, nargs="+", help="--solve: inner budgets (-1: the default; default -1 100)"
+        "--inner-nodes",
+        type=int,
+        nargs="+",
+        help="--solve: inner budgets (-1: the default; default -1 and 100, sets -1 and 0)",
     )
     ap.add_argument("--max-seconds", type=float, default=120.0, help="--solve: cap of a solve (default 120)")
     args = ap.parse_args(argv)
