@@ -268,6 +268,8 @@ class GraphStrategyWalker:
                 move, used = self.owner_move(pos, sources, fact, keys, moves, statuses)
                 if move is None:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
+                if move not in moves:
+                    raise ExportError(f"position {key.hex()}: the mapped move {move} is not a move there")
                 self.record(key, move, code)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
