@@ -4,7 +4,9 @@ The format is docs/book-format.md: one zstandard frame holding a magic, a JSON h
 the start position, the value) and sorted 18-byte records (canonical key, move in the key's
 orientation, value code). ``export_book`` walks each strategy the value needs from the start:
 the owner's move at owner-to-move positions (from the proof table of the inner solver, else from
-a stored child that is good enough), every move at the opponent's positions.
+a stored child that is good enough), every move at the opponent's positions. A graph-keyed
+database (`solve --graph-keys`) gives the same board-keyed book: ``GraphStrategyWalker`` maps
+each board position's proof from stored positions whose games are isomorphic to it.
 """
 
 import json

@@ -32,6 +32,12 @@ The canonical labelling is nauty's (pynauty, the optional ``graph`` extra): a we
 implementation of individualisation-refinement, exact and much faster than anything we would
 write; its certificate is canonical for an ordered colour partition, so the classes are always
 listed in the fixed order above and their sizes are part of the key.
+
+``GraphKeyedGame`` keys the outer search's DAG by graph keys (`pndb solve --graph-keys`): a
+node key is a digest of the graph key, checked against the full key stored beside it, and a
+node's position is its representative. ``cell_map`` zips two canonical labellings into an
+isomorphism of two positions' games, which the book export uses to map a representative's moves
+and certificates back to the board position it stands for.
 """
 
 import hashlib
