@@ -15,6 +15,19 @@ DAG of a real solve).
     python bench/graphkeys.py                       # the default games
     python bench/graphkeys.py qango6 --stones 20 --depth 3
     python bench/graphkeys.py mnk:5,5,4 --db db/mnk-5-5-4.lmdb     # the nodes of a solve
+
+With --solve: whole solves with board keys against graph keys (`pndb solve --graph-keys`), in
+this process, one after the other on fresh temporary databases (which goes first alternates
+from case to case; a warm-up solve of each kind first loads the compiled code): per case the
+value(s), the outer expansions, the inner nodes, the stored nodes, the graph-key entries and
+the wall time. A case is a game from the empty board, or a set of random positions (--roots
+playouts of --stones stones, as above) solved in one shared database (`solve --positions`),
+where graph keys merge across positions; each at the default inner budget and at a small one
+or none (where the outer DAG does most or all of the work). Each solve (each position of a
+set) stops at --max-seconds.
+
+    python bench/graphkeys.py --solve                  # the default cases
+    python bench/graphkeys.py --solve mnk:6,6,5 --stones 16 --roots 16 --inner-nodes 0 200
 """
 
 import argparse
@@ -124,17 +137,114 @@ def table_rows(spec, game, by_stones):
     return rows
 
 
+# --solve: games solved from the empty board, and games whose random positions are solved as a set
+SOLVE_GAMES = ["mnk:5,5,4", "mnk:7,7,5", "qango6", "qango6:castle", "qango7plus:edges"]
+SOLVE_SETS = {"mnk:5,5,4": 12, "mnk:6,6,5": 14, "mnk:7,7,5": 20}  # game -> stones at the roots
+# inner budgets: the default, and a small one (games) or none (sets: the outer search alone,
+# where every position searched is a node of the DAG; the default solves most at once)
+SOLVE_INNER = {"game": (None, 100), "set": (None, 0)}
+
+
+def solve_case(spec, lines, inner, graph_keys, max_seconds):
+    """Solve ``lines`` (start move strings) in one fresh database; a dict of what it took."""
+    from pndb import api
+
+    kwargs = {} if inner is None else {"inner_nodes": inner}
+    with tempfile.TemporaryDirectory(prefix="pndb-gk-") as tmp:
+        db = Path(tmp) / "db"
+        t0 = time.perf_counter()
+        results = list(
+            api.solve_positions(spec, lines, db=db, max_seconds=max_seconds, graph_keys=graph_keys, **kwargs)
+        )
+        seconds = time.perf_counter() - t0
+        st = api.status(db)
+    return {
+        "values": [r.value.name for r in results],
+        "solved": sum(r.solved for r in results),
+        "expansions": st["expansions"],
+        "inner_nodes": st["inner_nodes"],
+        "nodes": st["nodes"],
+        "graph_keys": st.get("graph_keys", 0),
+        "seconds": seconds,
+    }
+
+
+def solve_rows(cases, max_seconds):
+    """Board keys against graph keys on each case: the table rows."""
+    solve_case("tictactoe", [""], None, False, None)  # load the compiled code of both kinds
+    solve_case("tictactoe", [""], None, True, None)
+    rows = [["case", "inner", "keys", "solved", "values", "expansions", "inner nodes", "nodes", "graph keys"]]
+    rows[0] += ["seconds", "ratio"]
+    for n, (label, spec, lines, inner) in enumerate(cases):
+        got = {}
+        for graph_keys in (False, True) if n % 2 == 0 else (True, False):
+            got[graph_keys] = solve_case(spec, lines, inner, graph_keys, max_seconds)
+            took = got[graph_keys]["seconds"]
+            print(f"{label} inner={inner} graph={graph_keys}: {took:.1f}s", file=sys.stderr, flush=True)
+        same = got[False]["values"] == got[True]["values"]
+        for graph_keys in (False, True):
+            r = got[graph_keys]
+            values = ",".join(sorted(set(r["values"]))) + ("" if same else " (DIFFER)")
+            ratio = f"{r['seconds'] / got[False]['seconds']:.2f}" if graph_keys else ""
+            budget = "default" if inner is None else str(inner)
+            rows.append([label, budget, "graph" if graph_keys else "board"])
+            rows[-1] += [f"{r['solved']}/{len(lines)}", values, str(r["expansions"]), str(r["inner_nodes"])]
+            rows[-1] += [str(r["nodes"]), str(r["graph_keys"]), f"{r['seconds']:.2f}", ratio]
+    return rows
+
+
+def solve_cases(args):
+    """(label, spec, start move strings, inner budget) for --solve."""
+    given = [None if x < 0 else x for x in args.inner_nodes or ()]
+    if args.games:
+        wanted = [(spec, args.stones) for spec in args.games]
+    else:
+        wanted = [(spec, None) for spec in SOLVE_GAMES] + list(SOLVE_SETS.items())
+    cases = []
+    for spec, stones in wanted:
+        game = load_game(spec)
+        if stones:
+            rng = np.random.default_rng(args.seed)
+            lines = [moves_to(game, key) for key in random_roots(game, args.roots, stones, rng)]
+            label = f"{spec} {args.roots}x{stones} stones"
+        else:
+            lines, label = [""], spec
+        inners = given or SOLVE_INNER["set" if stones else "game"]
+        cases += [(label, spec, lines, inner) for inner in inners]
+    return cases
+
+
+def moves_to(game, key):
+    """A move string that reaches the canonical position ``key`` (stones alternately)."""
+    pos = game.position(key)
+    a = [c for c in range(64) if pos.first >> c & 1]
+    b = [c for c in range(64) if pos.second >> c & 1]
+    return game.format_moves([c for pair in zip(a, b + [None]) for c in pair if c is not None])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("games", nargs="*", default=DEFAULT_GAMES)
+    ap.add_argument("games", nargs="*")
     ap.add_argument("--roots", type=int, default=16, help="random roots per phase (default 16)")
     ap.add_argument("--stones", type=int, help="stones at the roots (default: DEFAULT_STONES)")
     ap.add_argument("--depth", type=int, default=3, help="plies below each root (default 3)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--db", help="instead: the ongoing positions this database of the one game holds")
+    ap.add_argument("--solve", action="store_true", help="instead: solves with board keys against graph keys")
+    ap.add_argument(
+        "--inner-nodes",
+        type=int,
+        nargs="+",
+        help="--solve: inner budgets (-1: the default; default -1 and 100, sets -1 and 0)",
+    )
+    ap.add_argument("--max-seconds", type=float, default=120.0, help="--solve: cap of a solve (default 120)")
     args = ap.parse_args(argv)
+    if args.solve:
+        print(aligned(solve_rows(solve_cases(args), args.max_seconds), [True] * 5 + [False] * 6))
+        return
     rows = [["game", "stones", "board keys", "graph keys", "merge"]]
     rows[0] += ["max bytes", "us/graph key", "us/board key", "us/kernel"]
+    args.games = args.games or DEFAULT_GAMES
     if args.db:
         (spec,) = args.games
         game = load_game(spec)

@@ -76,7 +76,9 @@ def make_search(
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
     process already holds (its code and the game's tables) and some slack. ``inner_scheme``:
-    how the inner budgets follow the search (search.SCHEMES: "follow" or "fixed")."""
+    how the inner budgets follow the search (search.SCHEMES: "follow" or "fixed"). In a
+    graph-keyed store the outer search sees the game through graph keys (its table the node
+    cache, written with each checkpoint); the inner solver keeps board keys."""
     from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
     from pndb.inner import InnerSolver
 
@@ -94,6 +96,10 @@ def make_search(
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
     inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=knowledge) if inner_nodes else None
+    if store.graph_keyed:
+        from pndb.games.graphkey import GraphKeyedGame
+
+        game = GraphKeyedGame(game, cache)
     return Search(
         cache, game, inner=inner, knowledge=knowledge, checkpoint_seconds=checkpoint_seconds,
         scheme=inner_scheme,
@@ -115,18 +121,23 @@ def solve(
     should_stop=None,
     on_progress=None,
     inner_scheme=DEFAULT_INNER_SCHEME,
+    graph_keys=False,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
     ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
     anonymous memory (the inner table included); with ``knowledge``, positions the game's
     certificates decide are not searched. The search commits its work every
     ``checkpoint_seconds``: a crash loses at most that much. ``should_stop()`` is polled between steps;
-    ``on_progress`` gets a search.Progress every few seconds."""
+    ``on_progress`` gets a search.Progress every few seconds. ``graph_keys``: key the outer DAG
+    by graph keys (pndb.games.graphkey; games without gravity), merging positions whose
+    remaining games are isomorphic; a database keeps the keys it was created with."""
     g = as_game(game)
+    check_graph_keys(g, graph_keys)
     pos, cells = g.parse_moves(moves)
-    root = g.key(pos)
     path = str(db or default_path(g))
-    with open_for_game(path, g, writer=True) as store:
+    with open_for_game(path, g, writer=True, graph_keys=graph_keys) as store:
+        with store.view(g) as view:
+            root = view.game.key(pos)
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
@@ -134,6 +145,7 @@ def solve(
             store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme
         )
         try:
+            root = search.game.key(pos)  # a graph-keyed root enters the table it is read from
             outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
         finally:
             search.cache.close()
@@ -144,12 +156,24 @@ def solve(
     )  # fmt: skip
 
 
+def check_graph_keys(game, graph_keys):
+    """GameError when graph keys are asked for a game they do not apply to, or cannot be made."""
+    if not graph_keys:
+        return
+    if game.gravity:
+        raise GameError(f"--graph-keys needs a game without gravity; {game.spec} has gravity")
+    try:
+        import pynauty  # noqa: F401  (the optional `graph` extra)
+    except ImportError:
+        raise GameError("--graph-keys needs pynauty: pip install 'pndb[graph]'") from None
+
+
 def best_moves(store, game, pos, value):
     """Moves from ``pos`` whose stored child has ``value`` (only examined children are known)."""
     with store.view(game) as view:
         out = []
         for move in game.legal_moves(pos):
-            rec = view.node(game.key(game.play(pos, move)))
+            rec = view.node(view.game.key(game.play(pos, move)))
             if rec is not None and rec.value == value:
                 out.append(game.move_name(move))
         return out
@@ -159,21 +183,25 @@ def solve_positions(
     game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
     inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, knowledge=True,
     checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS, should_stop=None, inner_scheme=DEFAULT_INNER_SCHEME,
+    graph_keys=False,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
     without ``db``); yields a PositionResult each. The limits apply to each position. The
     search commits every ``checkpoint_seconds`` and at the end, not after each position: a
     commit costs more than solving most positions near the end of a game."""
     g = as_game(game)
-    roots = [(text, g.key(g.parse_moves(text)[0])) for text in lines]
+    check_graph_keys(g, graph_keys)
+    starts = [(text, g.parse_moves(text)[0]) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
-        with open_for_game(db or os.path.join(tmp, "positions.lmdb"), g, writer=True) as store:
+        path = db or os.path.join(tmp, "positions.lmdb")
+        with open_for_game(path, g, writer=True, graph_keys=graph_keys) as store:
             search = make_search(
                 store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme
             )
             limits = Limits(max_seconds, max_nodes, target)
             try:
-                for text, root in roots:
+                for text, pos in starts:
+                    root = search.game.key(pos)
                     expansions = search.expansions
                     inner_before = search.inner.nodes if search.inner else 0
                     start = time.perf_counter()
@@ -240,7 +268,13 @@ def check(db):
     from pndb.integrity import check_store
 
     with open_db(db) as (store, game):
+        refuse_graph_keyed(store, "check")
         return check_store(store, game)
+
+
+def refuse_graph_keyed(store, command):
+    if store.graph_keyed:
+        raise StoreError(f"pndb {command} does not read graph-keyed databases yet ({store.path})")
 
 
 def export(db, path=None, partial=False):
@@ -259,6 +293,7 @@ def compact(db):
 
     path = str(db)
     with open_db(path) as (reader, game):
+        refuse_graph_keyed(reader, "compact")
         spec = reader.path
     reader.close()
     with open_for_game(spec, game, writer=True) as store:

@@ -4,7 +4,9 @@ The format is docs/book-format.md: one zstandard frame holding a magic, a JSON h
 the start position, the value) and sorted 18-byte records (canonical key, move in the key's
 orientation, value code). ``export_book`` walks each strategy the value needs from the start:
 the owner's move at owner-to-move positions (from the proof table of the inner solver, else from
-a stored child that is good enough), every move at the opponent's positions.
+a stored child that is good enough), every move at the opponent's positions. A graph-keyed
+database (`solve --graph-keys`) gives the same board-keyed book: ``GraphStrategyWalker`` maps
+each board position's proof from stored positions whose games are isomorphic to it.
 """
 
 import json
@@ -13,6 +15,7 @@ import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import zstandard
@@ -69,9 +72,14 @@ def export_book(store, game, out_path, partial=False):
             raise ExportError(
                 f"not solved yet (known so far: {value.name}); solve on, or export with --partial"
             )
-        walker = StrategyWalker(view)
+        if store.graph_keyed:
+            walker = GraphStrategyWalker(view)
+            root = view.game.game.key(Position(start["first"], start["second"]))
+        else:
+            walker = StrategyWalker(view)
+            root = bytes.fromhex(root_hex)
         for fact in STRATEGIES[value]:
-            walker.strategy(bytes.fromhex(root_hex), fact)
+            walker.strategy(root, fact)
     header = {
         "format": "pndb-book",
         "format_version": FORMAT_VERSION,
@@ -170,6 +178,154 @@ class StrategyWalker:
                     stack.append(keys[i])
             else:
                 stack.extend(k for k, st in zip(keys, statuses) if st not in GAME_OVER)
+
+
+class Source(NamedTuple):
+    """A stored position that stands for a book position: its canonical key and position in
+    the store, and the isomorphism of their remaining games (book cell -> stored cell)."""
+
+    key: bytes  # its key in the store: a canonical board key, or the node key of a representative
+    pos: Position  # canonical
+    cells: dict
+
+
+@dataclass
+class GraphStrategyWalker:
+    """StrategyWalker for a graph-keyed database: the book stays keyed by board keys.
+
+    The walk goes through board positions from the start. A book position is known through
+    its Sources: itself; the representative of its graph key's node, mapped by the two
+    canonical labellings (graphkey.cell_map); and the positions of the store its parent's
+    sources lead to by the mapped move, which carry the inner search's proof records below a
+    representative the book does not pass through. Owner moves are the sources' proof moves
+    mapped back, else a move whose child is known good (that child's own sources decide).
+    Certificates are mapped back and must hold at the book position (the game's own check)."""
+
+    view: object  # a store.ReadView of a graph-keyed store (its game a GraphKeyedGame)
+    records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
+    certs: dict = field(default_factory=dict)  # key -> {Certificate}
+
+    @property
+    def game(self):
+        return self.view.game.game
+
+    def sources(self, pos, inherited):
+        """The Sources of the canonical book position ``pos``, and its node (or None)."""
+        from pndb.games.graphkey import cell_map
+
+        game = self.game
+        key = game.key(pos)
+        found = [Source(key, pos, {c: c for c in range(64)})]
+        node_key = self.view.game.key(pos)
+        node = self.view.node(node_key)
+        if node is not None and node_key != key:  # the view reads a node key's proof and
+            rep = self.view.game.position(node_key)  # certificates at its representative too
+            found.append(Source(node_key, rep, cell_map(game, pos, rep)))
+        found += [s for s in inherited if s.key not in {f.key for f in found}]
+        return found, node
+
+    def interval(self, sources, node):
+        lo, hi = (node.lo, node.hi) if node is not None else (0, 2)
+        for s in sources:
+            certs = [self.game.certificate_value(c) for c in self.view.certificates(s.key)]
+            for rec in [self.view.proof(s.key), *certs]:
+                if rec is not None:
+                    lo, hi = max(lo, rec.lo), min(hi, rec.hi)
+        return lo, hi
+
+    def certificate_for(self, pos, sources, fact):
+        """A certificate of the book position ``pos`` that proves what ``fact`` needs, mapped
+        from a source's, or None."""
+        game = self.game
+        for s in sources:
+            for cert in self.view.certificates(s.key):
+                v = game.certificate_value(cert)
+                if not good_for(v.lo, v.hi, fact):
+                    continue
+                back = {t: c for c, t in s.cells.items()}
+                mapped = Certificate(cert.kind, cert.payload[:1] + bytes(back[c] for c in cert.payload[1:]))
+                if not game.certificate_holds(pos, mapped):
+                    raise ExportError(f"a certificate mapped to {game.key(pos).hex()} does not hold there")
+                return mapped
+        return None
+
+    def strategy(self, root, fact):
+        """Walk the strategy that proves ``fact`` from the board key ``root``."""
+        game = self.game
+        seen = set()
+        stack = [(root, ())]
+        while stack:
+            key, inherited = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            pos = game.position(key)
+            if game.status(pos) != Status.ONGOING:
+                continue
+            sources, node = self.sources(pos, inherited)
+            code = VALUE_CODES[Value.of(*self.interval(sources, node))]
+            cert = self.certificate_for(pos, sources, fact)
+            if cert is not None:
+                self.certs.setdefault(key, set()).add(cert)
+                self.record(key, NO_MOVE, code)
+                continue
+            keys, moves, statuses = game.children(pos)
+            if game.first_to_move(pos) == fact.proven:
+                move, used = self.owner_move(pos, sources, fact, keys, moves, statuses)
+                if move is None:
+                    raise ExportError(f"position {key.hex()} has no stored move for its strategy")
+                if move not in moves:
+                    raise ExportError(f"position {key.hex()}: the mapped move {move} is not a move there")
+                self.record(key, move, code)
+                i = moves.index(move)
+                if statuses[i] not in GAME_OVER:
+                    stack.append(self.child(pos, move, used))
+            else:
+                live = [m for m, st in zip(moves, statuses) if st not in GAME_OVER]
+                stack.extend(self.child(pos, m, sources[1:]) for m in live)
+
+    def child(self, pos, move, sources):
+        """(canonical key, inherited sources) of the child of the book position after ``move``."""
+        game = self.game
+        key, sym = game.canonical(game.play(pos, move))
+        perm = game.symmetries[sym]
+        out = []
+        for s in sources:
+            stored = game.play(s.pos, s.cells[move])
+            skey, ssym = game.canonical(stored)
+            sperm = game.symmetries[ssym]
+            # book child cell c (canonical) -> book cell -> stored cell -> stored canonical cell
+            back = {perm[c]: c for c in range(len(perm))}
+            cells = {c: sperm[s.cells[b]] for c, b in back.items() if b in s.cells and b != move}
+            out.append(Source(skey, game.position(skey), cells))
+        return key, tuple(out)
+
+    def owner_move(self, pos, sources, fact, keys, moves, statuses):
+        """(the owner's move at ``pos``, the sources its child inherits), or (None, ())."""
+        for s in sources:
+            proof = self.view.proof(s.key)
+            move = proof.strategy_move(fact) if proof is not None else None
+            if move is not None:
+                back = {t: c for c, t in s.cells.items()}
+                return back[move], (s,)
+        for m, st in zip(moves, statuses):
+            if st != Status.ONGOING:
+                v = status_value(st)
+                if good_for(v.lo, v.hi, fact):
+                    return m, ()
+                continue
+            key, inherited = self.child(pos, m, sources[1:])
+            child_sources, node = self.sources(self.game.position(key), inherited)
+            if good_for(*self.interval(child_sources, node), fact):
+                return m, sources[1:]
+        return None, ()
+
+    def record(self, key, move, code):
+        """Record ``move`` at ``key`` (NO_MOVE keeps a move another strategy recorded there)."""
+        old = self.records.get(key)
+        if move == NO_MOVE and old is not None:
+            move = old[0]
+        self.records[key] = (move, code)
 
 
 def write_book(path, header, records, certs=None):

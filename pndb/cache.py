@@ -45,6 +45,7 @@ class NodeCache:
     new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
     new_proofs: dict = field(default_factory=dict)  # key -> Proof not yet committed
     new_certs: list = field(default_factory=list)  # (key, Certificate) not yet committed
+    new_graphs: dict = field(default_factory=dict)  # node key -> GraphEntry not yet committed
     view: object = None
 
     def __post_init__(self):
@@ -81,6 +82,14 @@ class NodeCache:
     def add_certificate(self, key, cert):
         self.new_certs.append((key, cert))
 
+    def graph(self, key):
+        """The GraphEntry of a node key (committed or not), or None: the table a
+        graphkey.GraphKeyedGame reads and writes during a solve."""
+        return self.new_graphs.get(key) or self.view.graph(key)
+
+    def put_graph(self, key, entry):
+        self.new_graphs[key] = entry
+
     def stored_counts(self):
         """Node, link and proof-record counts as of the last checkpoint."""
         return self.view.counts()
@@ -94,12 +103,14 @@ class NodeCache:
             links=links,
             proofs=self.new_proofs.items(),
             certs=self.new_certs,
+            graphs=self.new_graphs.items(),
             meta=meta,
         )
         self.dirty.clear()
         self.new_links.clear()
         self.new_proofs.clear()
         self.new_certs = []
+        self.new_graphs.clear()
         self.evict()
         self.view = self.store.view()
 

@@ -278,6 +278,13 @@ def stop_on_signals():
     show_default=True,
     help="Commit the search's work to the database this often; a crash loses at most this much.",
 )
+@click.option(
+    "--graph-keys",
+    is_flag=True,
+    help="Key the search DAG by graph keys (games without gravity): positions whose remaining games "
+    "are isomorphic share one node, beyond board symmetry. Needs pynauty; a database keeps the keys it "
+    "was created with.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def solve(
     game,
@@ -293,6 +300,7 @@ def solve(
     knowledge,
     checkpoint_seconds,
     positions,
+    graph_keys,
     quiet,
 ):
     """Solve GAME (from the position after --moves) with proof-number search.
@@ -314,7 +322,7 @@ def solve(
     options = dict(
         max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
         inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
-        checkpoint_seconds=checkpoint_seconds, inner_scheme=inner_scheme,
+        checkpoint_seconds=checkpoint_seconds, inner_scheme=inner_scheme, graph_keys=graph_keys,
     )  # fmt: skip
     if positions:
         solve_positions(g, positions, db, options)

@@ -83,7 +83,9 @@ def check_decided_leaf(report, view, key, rec):
         elif game.first_to_move(game.position(key)) == fact.proven:
             ok = proof_move(view, key, fact) is not None
         else:
-            keys, _, statuses = view.children(key)
+            # the inner search's proofs are keyed by board keys, also in a graph-keyed store
+            board_game = getattr(game, "game", game)
+            keys, _, statuses = board_game.children(game.position(key))
             ok = all(decided_good(st, fact) or backed(view, k, fact) for k, st in zip(keys, statuses))
         if not ok:
             report.problem(f"leaf {key.hex()}: its value {rec.lo, rec.hi} has no proof in the proof table")

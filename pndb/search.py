@@ -7,6 +7,11 @@ through the parent table) or has the inner solver evaluate it, and pushes every 
 parent in the game's topological order (most stones first), so each node is recomputed at most
 once per update however many paths lead to it.
 
+Node keys are the game's keys: canonical board keys, or with `--graph-keys` the node keys of a
+graphkey.GraphKeyedGame (positions whose remaining games are isomorphic share one node); the
+search needs nothing but the game interface either way, and the inner solver always gets board
+positions.
+
 The search reads and writes through a write-back NodeCache (pndb.cache) and checkpoints it about
 once a second. It installs no signal handlers and prints nothing: the caller passes
 ``should_stop`` and ``on_progress`` and owns signals and formatting.

@@ -7,6 +7,11 @@ One environment (a directory) per game. Named sub-databases:
 - ``parents``: dupsort, child key -> parent keys; how a change reaches every parent.
 - ``proof``: key -> proof record (:data:`PROOF`) for positions the inner solver proved, so that an
   exported book reaches terminal positions without searching again.
+- ``certs``: dupsort, key -> certificates (kind byte, payload) that decide a position.
+- ``graphs``: only in a graph-keyed database (meta ``keys`` is ``"graph"``, `pndb solve
+  --graph-keys`): node key -> the canonical board key of the node's representative position and
+  its full graph key (pndb.games.graphkey). The DAG's nodes and links are keyed by node keys
+  there; proof records and the certificates the inner search found stay keyed by board keys.
 
 All writes of a checkpoint go into one write transaction (:meth:`Store.commit`); a kill at any
 moment leaves the last committed checkpoint. One solver may write at a time (a lock file); any
@@ -25,8 +30,9 @@ import lmdb
 from pndb.values import Certificate, Node, Proof
 
 SCHEMA_VERSION = 1
+GRAPH_KEYS = "graph"  # meta "keys" of a DAG keyed by graph keys (absent: board keys)
 INITIAL_MAP_BYTES = 256 << 20
-MAX_DBS = 5
+MAX_DBS = 6
 LOCK_FILE_BYTES = 64 << 10  # more than LMDB's reader table needs (about 8 KB)
 LOW_SPACE_BYTES = 64 << 20  # a failed commit with less free space than this is a full disk
 
@@ -122,6 +128,20 @@ class Store:
             self.certs = self.env.open_db(b"certs", dupsort=True, create=create)
         except lmdb.NotFoundError:
             self.certs = None
+        self.graphs = None
+        with self.env.begin() as txn:
+            keys = txn.get(b"keys", db=self.meta)
+        self.graph_keyed = keys is not None and decode_meta(b"keys", keys) == GRAPH_KEYS
+        if self.graph_keyed:
+            self.open_graphs(create)
+
+    def open_graphs(self, create):
+        """Open the graph-key table (pndb.games.graphkey), creating it when ``create``."""
+        try:
+            self.graphs = self.env.open_db(b"graphs", create=create)
+        except lmdb.NotFoundError:
+            raise StoreError(f"{self.path} is graph-keyed but has no graph-key table") from None
+        self.graph_keyed = True
 
     def close(self):
         env = getattr(self, "env", None)
@@ -152,14 +172,17 @@ class Store:
 
     # ------------------------------------------------------------ writing
 
-    def commit(self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=(), certs=()):
+    def commit(
+        self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=(), certs=(), graphs=()
+    ):
         """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
 
         ``nodes``: (key, Node); ``links``: (child, parent); ``proofs``: (key, Proof);
-        ``certs``: (key, Certificate); ``meta``: name -> JSON value; ``drop_nodes``,
-        ``drop_links``: what to delete first.
+        ``certs``: (key, Certificate); ``graphs``: (node key, graphkey.GraphEntry); ``meta``:
+        name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first.
         """
         nodes, links, proofs, certs = list(nodes), list(links), list(proofs), list(certs)
+        graphs = list(graphs)
         while True:
             try:
                 with self.env.begin(write=True) as txn:
@@ -176,6 +199,8 @@ class Store:
                         txn.put(key, PROOF.pack(*rec), db=self.proof)
                     for key, cert in certs:
                         txn.put(key, bytes([cert.kind]) + cert.payload, db=self.certs, dupdata=True)
+                    for key, entry in graphs:
+                        txn.put(key, entry.board + entry.graph, db=self.graphs)
                     for name, value in (meta or {}).items():
                         txn.put(name.encode(), encode_meta(value), db=self.meta)
                 return
@@ -216,6 +241,10 @@ class ReadView:
         self.store = store
         self.game = game
         self.txn = store.env.begin()
+        if game is not None and store.graph_keyed:
+            from pndb.games.graphkey import GraphKeyedGame
+
+            self.game = game if isinstance(game, GraphKeyedGame) else GraphKeyedGame(game, self)
 
     def close(self):
         if self.txn is not None:
@@ -233,17 +262,40 @@ class ReadView:
         return None if raw is None else decode(Node, NODE, key, raw)
 
     def proof(self, key):
+        """The Proof of ``key``, or None; a node key's is its representative's."""
+        key = self.board_key(key)
         raw = self.txn.get(key, db=self.store.proof)
         return None if raw is None else decode(Proof, PROOF, key, raw)
 
     def certificates(self, key):
-        """The Certificates stored for ``key`` (a position may have one per defender)."""
+        """The Certificates stored for ``key`` (a position may have one per defender); a node
+        key's and its representative's."""
         if self.store.certs is None:
             return []
-        cur = self.txn.cursor(db=self.store.certs)
-        if not cur.set_key(key):
-            return []
-        return [decode_certificate(key, v) for v in cur.iternext_dup()]
+        out = []
+        for k in dict.fromkeys((key, self.board_key(key))):
+            cur = self.txn.cursor(db=self.store.certs)
+            if cur.set_key(k):
+                out += [decode_certificate(k, v) for v in cur.iternext_dup()]
+        return out
+
+    def graph(self, key):
+        """The graphkey.GraphEntry of a node key, or None."""
+        from pndb.games.graphkey import GraphEntry
+
+        raw = self.txn.get(key, db=self.store.graphs) if self.store.graphs is not None else None
+        if raw is None:
+            return None
+        if len(key) != 16 or len(raw) <= 16:
+            raise StoreError(f"the database is damaged: a graph-key record of {len(raw)} bytes")
+        return GraphEntry(bytes(raw[:16]), bytes(raw[16:]))
+
+    def board_key(self, key):
+        """The board key of the representative of a node key; a board key itself."""
+        if not self.store.graph_keyed or not (key[0] == 0xFF and key[8] == 0xFF):
+            return key
+        entry = self.graph(key)
+        return key if entry is None else entry.board
 
     def all_certificates(self):
         """(key, Certificate) for every stored certificate."""
@@ -290,6 +342,7 @@ class ReadView:
             "parent_links": self.txn.stat(self.store.parents)["entries"],
             "proof_records": self.txn.stat(self.store.proof)["entries"],
             "certificates": self.txn.stat(self.store.certs)["entries"] if self.store.certs is not None else 0,
+            **({"graph_keys": self.txn.stat(self.store.graphs)["entries"]} if self.store.graph_keyed else {}),
         }
 
 
@@ -316,8 +369,12 @@ def decode_meta(name, raw):
         raise StoreError(f"the database is damaged: meta entry {bytes(name)[:40]!r} is not JSON") from None
 
 
-def open_for_game(path, game, writer):
-    """Open (creating if a writer) the DB at ``path`` for ``game``; refuse a DB of another game."""
+def open_for_game(path, game, writer, graph_keys=None):
+    """Open (creating if a writer) the DB at ``path`` for ``game``; refuse a DB of another game.
+
+    ``graph_keys``: True for a DAG keyed by graph keys, False for board keys, None to follow the
+    database; a database keeps the keys it was created with, and asking for the others is an
+    error (its nodes could not be read as the other keys)."""
     path = Path(path)
     exists = (path / "data.mdb").exists()
     if not exists and not writer:
@@ -329,13 +386,22 @@ def open_for_game(path, game, writer):
         if not writer:
             store.close()
             raise StoreError(f"{path} is an empty database")
-        store.commit(meta={"schema": SCHEMA_VERSION, "game": game.spec, "rules": game.rules_data()})
+        meta = {"schema": SCHEMA_VERSION, "game": game.spec, "rules": game.rules_data()}
+        if graph_keys:
+            meta["keys"] = GRAPH_KEYS
+            store.open_graphs(create=True)
+        store.commit(meta=meta)
     elif schema != SCHEMA_VERSION:
         store.close()
         raise StoreError(f"{path} has schema {schema}; this pndb reads schema {SCHEMA_VERSION}")
     elif not same_rules(rules, game.rules_data()):
         store.close()
         raise StoreError(f"{path} holds a solve of {spec}, not of {game.spec}")
+    elif graph_keys is not None and graph_keys != store.graph_keyed:
+        store.close()
+        if graph_keys:
+            raise StoreError(f"{path} holds a solve keyed by board keys; solve it without --graph-keys")
+        raise StoreError(f"{path} holds a solve keyed by graph keys; resume it with --graph-keys")
     return store
 
 

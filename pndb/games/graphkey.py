@@ -32,8 +32,15 @@ The canonical labelling is nauty's (pynauty, the optional ``graph`` extra): a we
 implementation of individualisation-refinement, exact and much faster than anything we would
 write; its certificate is canonical for an ordered colour partition, so the classes are always
 listed in the fixed order above and their sizes are part of the key.
+
+``GraphKeyedGame`` keys the outer search's DAG by graph keys (`pndb solve --graph-keys`): a
+node key is a digest of the graph key, checked against the full key stored beside it, and a
+node's position is its representative. ``cell_map`` zips two canonical labellings into an
+isomorphism of two positions' games, which the book export uses to map a representative's moves
+and certificates back to the board position it stands for.
 """
 
+import hashlib
 from typing import NamedTuple
 
 import numba as nb
@@ -42,7 +49,8 @@ import pynauty  # the optional `graph` extra
 
 from pndb.games.kernels import ZERO, popcount
 from pndb.games.patterns import lowest_cell
-from pndb.games.spec import Position
+from pndb.games.spec import Children, GameError, Position
+from pndb.values import GAME_OVER, Status
 
 # the colour classes of the pattern vertices, in the order the partition lists them
 BOTH = 0  # a minimal set of F1 and of F2: an open pattern, neither player has a stone in it
@@ -103,7 +111,7 @@ def incidence(a, b, cells, win_masks, owners, members):
     n1 = minimal_sets(f1, n1)
     n2 = minimal_sets(f2, n2)
     if (n1 > 0 and f1[0] == ZERO) or (n2 > 0 and f2[0] == ZERO):
-        return -1, 0, 0
+        return -1, 0, 0, ZERO
     match = np.full(n1, -1, np.int64)  # the same set in F2 (sets within F1 or F2 are distinct)
     in_f1 = np.zeros(n2, np.bool_)
     for i in range(n1):
@@ -149,7 +157,7 @@ def incidence(a, b, cells, win_masks, owners, members):
         while j < members.shape[1]:
             members[i, j] = members[i, 0]
             j += 1
-    return k, ncells, popcount(empty & ~live)
+    return k, ncells, popcount(empty & ~live), live
 
 
 @nb.njit(cache=True)
@@ -192,6 +200,7 @@ class ColouredGraph(NamedTuple):
 
     scalars: bytes  # the player to move (1: first), the stones left, the dead cells
     ncells: int  # cell vertices 0..ncells-1; the sets follow, class after class
+    live: int  # the mask of the cells in some minimal set: cell vertex i is its i-th lowest cell
     sizes: list  # sets of each class (BOTH, FIRST_ONLY, SECOND_ONLY)
     members: np.ndarray  # int64[sets, width]: each set's cell vertices (padded with its first)
     graph: PrebuiltGraph
@@ -211,7 +220,9 @@ def coloured_graph(game, a, b):
     npat = t.win_masks.shape[0]
     owners = np.empty(2 * npat, np.int64)
     members = np.empty((2 * npat, width), np.int64)
-    n, ncells, dead = incidence(np.uint64(a), np.uint64(b), t.cell_mask[0], t.win_masks, owners, members)
+    n, ncells, dead, live = incidence(
+        np.uint64(a), np.uint64(b), t.cell_mask[0], t.win_masks, owners, members
+    )
     stones_left = int(t.disc_cap[0]) - (a | b).bit_count()
     if n < 0 or stones_left <= 0:
         raise ValueError("the game is over")
@@ -225,7 +236,7 @@ def coloured_graph(game, a, b):
     adjacency = dict(enumerate(members[:n].tolist(), start=ncells))
     graph = PrebuiltGraph(ncells + n, adjacency, coloring)
     scalars = bytes([a.bit_count() == b.bit_count(), stones_left, dead])
-    return ColouredGraph(scalars, ncells, sizes, members[:n], graph)
+    return ColouredGraph(scalars, ncells, int(live), sizes, members[:n], graph)
 
 
 def graph_key(game, a, b):
@@ -238,12 +249,160 @@ def graph_key(game, a, b):
     with a first-move rule: its board key after a tag byte. ValueError for a game with gravity
     or a position whose game is over.
     """
+    return canonical_form(game, a, b)[0]
+
+
+def canonical_form(game, a, b):
+    """(graph key, the empty cells in canonical order) of the ongoing position (a, b).
+
+    The order lists the cells in some minimal set by their canonical position (nauty's
+    labelling), then the dead cells ascending. Two positions with the same graph key have
+    isomorphic coloured graphs, and zipping their orders gives an isomorphism of their
+    remaining games (see ``cell_map``). The restricted empty board: every cell, ascending."""
     if a | b == 0 and game.tables.first_forbidden[0]:
-        return RESTRICTED_EMPTY_BOARD + game.key(Position(0, 0))
+        return RESTRICTED_EMPTY_BOARD + game.key(Position(0, 0)), list(game.cells)
     g = coloured_graph(game, a, b)
     n = g.members.shape[0]
     lab = np.array(pynauty.canon_label(g.graph), np.int64)
     rows = canonical_rows(lab, g.members, g.ncells, n)
     row_bytes = (g.ncells + 7) // 8
     header = g.scalars + bytes([g.ncells]) + b"".join(size.to_bytes(2, "big") for size in g.sizes)
-    return header + rows.astype(">u8").view(np.uint8).reshape(n, 8)[:, 8 - row_bytes :].tobytes()
+    key = header + rows.astype(">u8").view(np.uint8).reshape(n, 8)[:, 8 - row_bytes :].tobytes()
+    live = [c for c in range(64) if g.live >> c & 1]
+    empty = int(game.tables.cell_mask[0]) & ~(int(a) | int(b))
+    dead = [c for c in range(64) if (empty & ~g.live) >> c & 1]
+    return key, [live[v] for v in lab[: g.ncells].tolist()] + dead
+
+
+def cell_map(game, pos, other):
+    """An isomorphism of the remaining games of two positions with the same graph key: a dict
+    from each empty cell of ``pos`` to an empty cell of ``other``. A move on cell c at ``pos``
+    leads to a position whose game is the same as the one after a move on map[c] at ``other``,
+    and the map stays an isomorphism of the games below (a move only shrinks or drops sets).
+    ValueError when the graph keys differ."""
+    key, order = canonical_form(game, pos.first, pos.second)
+    other_key, other_order = canonical_form(game, other.first, other.second)
+    if key != other_key:
+        raise ValueError("the two positions have different graph keys")
+    return dict(zip(order, other_order))
+
+
+# ---------------------------------------------------------------- the outer DAG keyed by graph keys
+
+
+class GraphKeyCollision(GameError):
+    """Two different graph keys with the same node key (digest): refused, never merged (a
+    one-line error, like a game that cannot be used)."""
+
+
+class GraphEntry(NamedTuple):
+    """What a node key of a graph-keyed DAG stands for: its first position and its graph key."""
+
+    board: bytes  # the canonical board key of the representative position
+    graph: bytes  # the full graph key
+
+
+def node_key(graph):
+    """The 16-byte node key of a graph key: a 112-bit blake2b digest, with 0xff in bytes 0 and 8
+    so that no board key (two disjoint bitboards) equals one."""
+    d = hashlib.blake2b(graph, digest_size=14).digest()
+    return b"\xff" + d[:7] + b"\xff" + d[7:]
+
+
+def is_node_key(key):
+    """True for a node key, False for a board key (a position's own bitboards)."""
+    return key[0] == 0xFF and key[8] == 0xFF
+
+
+class Recent(dict):
+    """A dict that forgets everything once it holds ``limit`` entries: a memo of what the
+    search asks again and again (the nodes near the root), with its memory bounded."""
+
+    def __init__(self, limit):
+        super().__init__()
+        self.limit = limit
+
+    def remember(self, key, value):
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value
+        return value
+
+
+class GraphKeyedGame:
+    """A game seen through graph keys: the game-family interface with node keys.
+
+    An ongoing position's key is the node key of its graph key; a position whose game is over
+    keeps its board key (its value is the rules'; nothing to merge). ``position(node key)`` is
+    the node's representative: the first position met with that graph key, whose board key and
+    graph key ``table`` stores (``table.graph(key)`` -> GraphEntry or None; a writable table
+    also has ``put_graph(key, entry)``). Every lookup of a stored node key compares the full
+    graph key, so a digest collision raises GraphKeyCollision instead of merging two games.
+    The other methods are the game's own, on representatives; the inner search, the proof
+    records and the certificates found by it stay keyed by board keys.
+    """
+
+    def __init__(self, game, table, memo=100_000):
+        if game.gravity:
+            raise GameError(f"graph keys need a game without gravity; {game.spec} has gravity")
+        self.game = game
+        self.table = table
+        self.nodes = Recent(memo)  # canonical board key -> its key here
+        self.representatives = Recent(memo)  # node key -> Position
+        self.kids = Recent(memo // 10)  # representative -> Children
+
+    def __getattr__(self, name):  # the rest of the interface: the game's own
+        return getattr(self.game, name)
+
+    def entry(self, key):
+        """The GraphEntry of a node key; KeyError when the table lacks it."""
+        entry = self.table.graph(key)
+        if entry is None:
+            raise KeyError(f"node {key.hex()} is not in the graph-key table")
+        return entry
+
+    def position(self, key):
+        if not is_node_key(key):
+            return self.game.position(key)
+        pos = self.representatives.get(key)
+        if pos is None:
+            pos = self.representatives.remember(key, self.game.position(self.entry(key).board))
+        return pos
+
+    def key(self, pos):
+        return self.key_of(self.game.key(pos))
+
+    def canonical(self, pos):
+        raise TypeError("a graph key has no board symmetry: use key(), or the game's own canonical()")
+
+    def key_of(self, board):
+        """The key here of the position with canonical board key ``board``."""
+        found = self.nodes.get(board)
+        if found is not None:
+            return found
+        pos = self.game.position(board)
+        if self.game.status(pos) != Status.ONGOING:
+            return self.nodes.remember(board, board)
+        graph = graph_key(self.game, pos.first, pos.second)
+        key = node_key(graph)
+        entry = self.table.graph(key)
+        if entry is None:
+            put = getattr(self.table, "put_graph", None)
+            if put is not None:
+                put(key, GraphEntry(board, graph))
+        elif entry.graph != graph:
+            raise GraphKeyCollision(
+                f"graph keys of {board.hex()} and {entry.board.hex()} differ but share node key "
+                f"{key.hex()}; refusing to merge them"
+            )
+        return self.nodes.remember(board, key)
+
+    def children(self, pos):
+        """The position's children (see spec.Children) with keys here: node keys for the
+        ongoing ones, board keys for finished games."""
+        found = self.kids.get(pos)
+        if found is None:
+            keys, moves, statuses = self.game.children(pos)
+            keys = [k if st in GAME_OVER else self.key_of(k) for k, st in zip(keys, statuses)]
+            found = self.kids.remember(pos, Children(keys, moves, statuses))
+        return found
