@@ -1008,7 +1008,7 @@ def test_rule_set_structure(c4cert, tmp_path):
         (payload[:2], "shorter than its 3 leading bytes"),
         (b"\x03" + payload[1:], "controller byte 3"),
         (payload + b"\x00", "1 bytes follow the last of its"),
-        (payload[:3] + b"\x09" + payload[4:], "unknown rule code 9"),
+        (payload[:3] + b"\x0a" + payload[4:], "unknown rule code 10"),
         (payload[:4] + b"\x03" + payload[5:], "has 3 cells, not 2"),
         (payload[:2] + bytes([payload[2] + 1]) + payload[3:], "runs past the end"),
     ]
