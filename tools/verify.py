@@ -732,9 +732,8 @@ class Pairing(NamedTuple):
 
 
 # Kind 2 rule codes (book-format.md, "Kind 2: Connect Four rule sets")
-CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM, BEFORE, SPECIALBEFORE = range(
-    1, 10
-)
+CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM, BEFORE = range(1, 9)
+SPECIALBEFORE = 9
 RULE_NAME = {
     CLAIMEVEN: "Claimeven",
     BASEINVERSE: "Baseinverse",
@@ -1316,8 +1315,9 @@ class C4Position:
             x, low = combination
             col, row = x % w, x // w
             self.region &= ~column(col, range(min(row + 2, h))) & ~column(low % w, range(h))
-            u_row = low // w - 1
-            self.dead = (1 << x) | column(col, range(row - 1)) | column(low % w, range(u_row % 2, u_row + 1, 2))
+            u_row = low // w - 1  # U = above(L); dead: U and the cells above it of its row parity
+            self.dead = (1 << x) | column(col, range(row - 1))
+            self.dead |= column(low % w, range(u_row % 2, u_row + 1, 2))
             self.top[col] = row + 2
         elif threat != NO_THREAT:
             col, row = threat % w, threat // w
