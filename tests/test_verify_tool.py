@@ -41,6 +41,7 @@ from verify_books import (
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 sys.path.insert(0, str(TOOLS))
 import verify  # noqa: E402
+import reference  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -1118,3 +1119,238 @@ def test_every_rule_is_sound_against_minimax(c4):
             accepted += 1
             used.update(i.rule for i in insts)
     assert accepted >= 20 and set(used) == set(range(1, 9)), used
+
+
+# --------------------------------------------------------------------------------------------
+# Kind 2 additions: Specialbefore (rule code 9) and threat combinations (T = 254), hand-built
+# --------------------------------------------------------------------------------------------
+#
+# Positions are drawn row by row from the top, X the first player's stones, O the second's;
+# cells are numbered row * width + column (the payload's numbering; the verifier names cell 0
+# "a1", cell width + 2 "c2").
+
+# 4 x 4 after 1 1 2 3 4 3 3 4 (a draw):   . . . .   0  1  2  3
+#                                         . . X .   4  5  6  7
+#                                         O . O O   8  9 10 11
+#                                         X X O X  12 13 14 15
+# The second player controls (the first is to move). Problems (groups without an O): the top
+# row, the second row, column b and the diagonal d1-a4. The Specialbefore of the third row
+# (its only empty cell s0 = 9, directly playable; x = 4, directly playable in column a, which
+# holds no empty cell of the group) solves the second row (x and above(9) = 5); the Claimeven
+# (5, 1) column b (it holds 5 and 9, all the aboves and s0, but not x: a Before's claim, not a
+# Specialbefore's); the Claimeven (7, 3) the top row and d1-a4 (it holds s0 but not x).
+SB_ONE = (4, 4, (12, 8, 13, 14, 15, 10, 6, 11))
+SB_ONE_RULES = [
+    (verify.CLAIMEVEN, (7, 3)),
+    (verify.SPECIALBEFORE, (8, 9, 10, 11, 9, 4)),
+    (verify.CLAIMEVEN, (5, 1)),
+]
+
+# 4 x 4 after 2 1 2 1 3 2 (a draw):   . . . .   0  1  2  3
+#                                     . O . .   4  5  6  7
+#                                     O X . .   8  9 10 11
+#                                     O X X .  12 13 14 15
+# One Specialbefore on the second row (empty cells 4, 6, 7): s0 = 4, x = 1 (column b holds the
+# group's O, no empty cell), Vertical parts (6, 2) and (7, 3). Problems: the top row (x and
+# the aboves 0, 2, 3), columns c and d (the Vertical parts).
+SB_THREE = (4, 4, (13, 12, 9, 8, 14, 5))
+SB_THREE_RULES = [(verify.SPECIALBEFORE, (4, 5, 6, 7, 4, 1, 6, 2, 7, 3))]
+
+# 5 x 4 after 1 1 1 2 2 4 2 4 2 (the first player wins):   . X . . .   0  1  2  3  4
+#                                                          X X . . .   5  6  7  8  9
+#                                                          O X . O .  10 11 12 13 14
+#                                                          X O . O .  15 16 17 18 19
+# The first player controls with the threat combination X = 7 (c2: row 1 from the top, like the
+# 11 vacant cells odd; 12 below it vacant), L = 8 (d2: row 1, directly playable), U = 3:
+# groups 5 6 7 8 and 3 7 11 15. Region: 0, 4, 9, 14, 17, 19; dead: 7 and 3. Problems: e1-e4
+# and e1 d2 c3 b4 (L is not dead), solved by the Claimeven (9, 4); the bottom row's b4-e4,
+# solved by the Baseinverse (17, 19). Column d (3 8 13 18) holds U, so it is no problem.
+COMB = (5, 4, (15, 10, 5, 16, 11, 18, 6, 13, 1))
+COMB_XL = (7, 8)
+COMB_RULES = [(verify.CLAIMEVEN, (9, 4)), (verify.BASEINVERSE, (17, 19))]
+
+
+def hand_case(case):
+    """The game, the position after the case's line, and its value by tests/reference.py's
+    minimax (+1: the first player wins, 0: draw, -1: the second player wins)."""
+    w, h, line = case
+    g = connect4(w, h)
+    f, s = replay(g, line)
+    assert g.canonical(f, s)[0] == (f, s)  # the certificate's cells are the board's own
+    return g, f, s, reference.minimax(reference.ref_game(f"connect4:{w}x{h}"), f, s)
+
+
+def hand_book(tmp_path, case, payload):
+    """The verdict on a book that starts at the case's position, with the certificate there
+    and minimax's strategies as records (and a record without a move at the start, where the
+    strategies have none: a certificate needs a record)."""
+    g, f, s, _ = hand_case(case)
+    sol = Solved(g, start_cells=case[2])
+    recs = {(f, s): (verify_books.NO_MOVE, verify_books.CODE[sol.value]), **sol.recs}
+    return run(write(tmp_path, "h.pnbook", sol.bytes(recs, certs={(f, s): (2, payload)})))
+
+
+@pytest.mark.parametrize(
+    "case, controller, rules, combination, value, code",
+    [
+        (SB_ONE, 2, SB_ONE_RULES, (), 0, 4),  # first-wont-win, and the game is a draw
+        (SB_THREE, 2, SB_THREE_RULES, (), 0, 4),
+        (COMB, 1, COMB_RULES, COMB_XL, 1, 1),  # first-wins
+    ],
+)
+def test_hand_built_additions_are_valid(tmp_path, case, controller, rules, combination, value, code):
+    g, f, s, minimax_value = hand_case(case)
+    assert minimax_value == value
+    threat = 254 if combination else 255
+    payload = verify_books.connect4_payload(controller, threat, rules, combination)
+    rs = verify.parse_ruleset(payload, "test")
+    assert verify.check_ruleset(verify.rules_from_json(g.rules_json()), f, s, rs) == code
+    rep = hand_book(tmp_path, case, payload)
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used >= 1
+
+
+def replaced(rules, i, cells):
+    return rules[:i] + [(rules[i][0], cells)] + rules[i + 1 :]
+
+
+@pytest.mark.parametrize(
+    "case, rules, want",
+    [
+        # x in the column of the group's empty cell 6 (c3 is directly playable)
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 4, 10, 6, 2, 7, 3)),
+            r"instance 0 \(Specialbefore a2 b2 c2 d2 a2 c3 c2 c1 d2 d1\) is not valid: "
+            r"x c3 is in the column of an empty cell of the group",
+        ),
+        # s0 = 6, an empty cell of the group, but 10 below it is vacant
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 6, 1, 4, 0, 7, 3)),
+            r"is not valid: s0 c2 is not directly playable",
+        ),
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 4, 0, 6, 2, 7, 3)),
+            r"is not valid: x a1 is not directly playable",
+        ),
+        # s0 = 1 is not a cell of the group
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 1, 4, 6, 2, 7, 3)),
+            r"is not valid: s0 b1 is not an empty cell of the group",
+        ),
+        # a pair for s0 as well: one pair too many
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 4, 1, 4, 0, 6, 2, 7, 3)),
+            r"is not valid: 3 pairs for the group's 2 empty cells",
+        ),
+        # column b is left: it holds s0 and all the aboves (a Before's claim), not x
+        (SB_ONE, SB_ONE_RULES[:2], r"problem b1 b2 b3 b4 is solved by no instance"),
+        # d1-a4 is left: it holds s0, not x
+        (SB_ONE, SB_ONE_RULES[1:], r"problem d1 c2 b3 a4 is solved by no instance"),
+        # special squares shared: s0 with a Vertical, x with a Claimeven, both with the same
+        # Specialbefore again (a special part is never the same part)
+        (
+            SB_ONE,
+            SB_ONE_RULES + [(verify.VERTICAL, (9, 5))],
+            r"instances 1 \(Specialbefore .*\) and 3 \(Vertical b3 b2\) are not compatible: "
+            r"their squares share b3",
+        ),
+        (
+            SB_ONE,
+            SB_ONE_RULES + [(verify.CLAIMEVEN, (4, 0))],
+            r"instances 1 \(Specialbefore .*\) and 3 \(Claimeven a2 a1\) are not compatible: "
+            r"their squares share a2",
+        ),
+        (
+            SB_ONE,
+            SB_ONE_RULES + SB_ONE_RULES[1:2],
+            r"instances 1 \(Specialbefore .*\) and 3 \(Specialbefore .*\) are not compatible: "
+            r"their squares in column 1 overlap and are not the same part \(a special part",
+        ),
+    ],
+)
+def test_tampered_specialbefore_is_named_at_its_position(tmp_path, case, rules, want):
+    payload = verify_books.connect4_payload(2, 255, rules)
+    rep = hand_book(tmp_path, case, payload)
+    assert rep.exit_code == 1 and "invalid Connect Four certificate" in rep.message, rep.message
+    assert rep.hole == list(case[2]) and rep.hole_moves in rep.message
+    assert re.search(want, rep.message), rep.message
+
+
+# The combination's position with 11 where 10 was: the first player's group 3 7 11 15 is gone.
+COMB_NO_G2 = (5, 4, (15, 16, 10, 11, 5, 18, 6, 13, 1))
+
+
+@pytest.mark.parametrize(
+    "case, combination, rules, want",
+    [
+        ((COMB[0], COMB[1], COMB[2]), (7, 9), COMB_RULES, r"low cell e2 is not directly playable"),
+        (COMB, (7, 0), COMB_RULES, r"low cell a1 is in row 0 \(0 at the top\), which is not odd"),
+        (
+            COMB,
+            (12, 8),
+            COMB_RULES,
+            r"crossing cell c3 is in row 2 \(0 at the top\), of the other parity than the 11 vacant cells",
+        ),
+        (COMB, (7, 2), COMB_RULES, r"crossing cell c2 and low cell c1 are in the same column"),
+        (COMB, (7, 20), COMB_RULES, r"low cell L 20 is off the 20-cell grid"),
+        (
+            COMB_NO_G2,
+            COMB_XL,
+            COMB_RULES,
+            r"no group consists of crossing cell c2, d1, the cell above the low cell and two stones",
+        ),
+        # e1 d2 c3 b4 holds L, which is not dead
+        (COMB, COMB_XL, COMB_RULES[1:], r"problem e1 d2 c3 b4 is solved by no instance"),
+        # L's column is outside the region
+        (
+            COMB,
+            COMB_XL,
+            COMB_RULES + [(verify.CLAIMEVEN, (8, 3))],
+            r"instance 2 \(Claimeven d2 d1\) is not valid: d2 is not empty: it is in the "
+            r"crossing cell's column at or above below\(X\), or in the low cell's column",
+        ),
+        # so is X's column from below(X) up
+        (
+            COMB,
+            COMB_XL,
+            COMB_RULES + [(verify.VERTICAL, (17, 12))],
+            r"instance 2 \(Vertical c4 c3\) is not valid: c3 is not empty",
+        ),
+    ],
+)
+def test_tampered_threat_combination_is_named_at_its_position(tmp_path, case, combination, rules, want):
+    payload = verify_books.connect4_payload(1, 254, rules, combination)
+    rep = hand_book(tmp_path, case, payload)
+    assert rep.exit_code == 1 and "invalid Connect Four certificate" in rep.message, rep.message
+    assert rep.hole == list(case[2]) and rep.hole_moves in rep.message
+    assert re.search(want, rep.message), rep.message
+
+
+def test_additions_structure(tmp_path):
+    """A T = 254 payload without X and L, and a Specialbefore without its special pair, are
+    damaged files (exit 2), named with the position."""
+    good = verify_books.connect4_payload(1, 254, COMB_RULES, COMB_XL)
+    cases = [
+        (COMB, good[:4], "a kind 2 payload of 4 bytes is shorter than its 5 leading bytes"),
+        (COMB, good[:2] + good[4:], "corrupt book"),  # X and L left out
+        (COMB, good + b"\x00", "1 bytes follow the last of its 2 instances"),
+        (
+            SB_THREE,
+            verify_books.connect4_payload(2, 255, [(verify.SPECIALBEFORE, (4, 5, 6, 7))]),
+            "instance 0 (Specialbefore) has 4 cells, not 4 + 2e with e >= 1",
+        ),
+        (
+            SB_THREE,
+            verify_books.connect4_payload(2, 255, [(verify.SPECIALBEFORE, (4, 5, 6, 7, 4, 1, 6))]),
+            "instance 0 (Specialbefore) has 7 cells",
+        ),
+    ]
+    for case, bad, want in cases:
+        rep = hand_book(tmp_path, case, bad)
+        assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
+        assert "canonical position: first " in rep.message

@@ -1539,7 +1539,7 @@ def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int
         plist = before_parts(b, empties, list(zip(cells[6::2], cells[7::2])), s0)
         claimevens = tuple((p.lower, p.upper) for p in plist if p.rule == CLAIMEVEN)
         parts = tuple(plist) + (Part(s0, s0, SPECIAL), Part(x, x, SPECIAL))
-        squares = _mask(*(c for p in parts for c in p[:2]))
+        squares = _mask(*{c for p in parts for c in p[:2]})
         contains = (_mask(x, *(b.above(c) for c in empties)), _mask(s0, x)) + tuple(
             _mask(p.upper) if p.rule == CLAIMEVEN else _mask(p.lower, p.upper) for p in plist
         )
