@@ -1288,7 +1288,7 @@ COMB_NO_G2 = (5, 4, (15, 16, 10, 11, 5, 18, 6, 13, 1))
 @pytest.mark.parametrize(
     "case, combination, rules, want",
     [
-        ((COMB[0], COMB[1], COMB[2]), (7, 9), COMB_RULES, r"low cell e2 is not directly playable"),
+        (COMB, (7, 9), COMB_RULES, r"low cell e2 is not directly playable"),
         (COMB, (7, 0), COMB_RULES, r"low cell a1 is in row 0 \(0 at the top\), which is not odd"),
         (
             COMB,
