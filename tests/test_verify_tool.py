@@ -1156,6 +1156,21 @@ SB_ONE_RULES = [
 SB_THREE = (4, 4, (13, 12, 9, 8, 14, 5))
 SB_THREE_RULES = [(verify.SPECIALBEFORE, (4, 5, 6, 7, 4, 1, 6, 2, 7, 3))]
 
+# 5 x 4 after 3 2 1 2 2 5 2 3 (the second player wins):   . X . . .   0  1  2  3  4
+#                                                       . X . . .   5  6  7  8  9
+#                                                       . O O . .  10 11 12 13 14
+#                                                       X O X . O  15 16 17 18 19
+# The second player controls with a Specialbefore on b3-e3 (s0 = 14, x = 7, the Claimeven
+# (18, 13) for 13), a Before on a3-d3 (the Vertical part (10, 5), the same Claimeven
+# (18, 13): a part both share) and the Claimeven (8, 3). Neither the Before and the Claimeven
+# alone (b2-e2 is left) nor the Specialbefore and the Claimeven (a2-d2 is left) do.
+SB_SHARED = (5, 4, (17, 16, 15, 11, 6, 19, 1, 12))
+SB_SHARED_RULES = [
+    (verify.SPECIALBEFORE, (11, 12, 13, 14, 14, 7, 18, 13)),
+    (verify.BEFORE, (10, 11, 12, 13, 10, 5, 18, 13)),
+    (verify.CLAIMEVEN, (8, 3)),
+]
+
 # 5 x 4 after 1 1 1 2 2 4 2 4 2 (the first player wins):   . X . . .   0  1  2  3  4
 #                                                          X X . . .   5  6  7  8  9
 #                                                          O X . O .  10 11 12 13 14
@@ -1195,19 +1210,25 @@ def hand_book(tmp_path, case, payload):
     [
         (SB_ONE, 2, SB_ONE_RULES, (), 0, 4),  # first-wont-win, and the game is a draw
         (SB_THREE, 2, SB_THREE_RULES, (), 0, 4),
+        (SB_SHARED, 2, SB_SHARED_RULES, (), -1, 4),  # first-wont-win; the second player wins
         (COMB, 1, COMB_RULES, COMB_XL, 1, 1),  # first-wins
     ],
 )
 def test_hand_built_additions_are_valid(tmp_path, case, controller, rules, combination, value, code):
+    """Each certificate is accepted and proves what it says, which minimax confirms; in a book it
+    ends the controller's strategy where that strategy needs what it proves (not for
+    SB_SHARED: the second player's strategy of a second player's win needs second-wins)."""
     g, f, s, minimax_value = hand_case(case)
     assert minimax_value == value
+    lo, hi = verify.CODE_INTERVAL[code]
+    assert lo <= minimax_value + 1 <= hi  # outcome ranks: second-wins 0, draw 1, first-wins 2
     threat = 254 if combination else 255
     payload = verify_books.connect4_payload(controller, threat, rules, combination)
     rs = verify.parse_ruleset(payload, "test")
     assert verify.check_ruleset(verify.rules_from_json(g.rules_json()), f, s, rs) == code
     rep = hand_book(tmp_path, case, payload)
     assert rep.exit_code == 0, rep.message
-    assert rep.certificates_used >= 1
+    assert rep.certificates_used >= (case is not SB_SHARED)
 
 
 def replaced(rules, i, cells):
@@ -1264,6 +1285,19 @@ def replaced(rules, i, cells):
             SB_ONE_RULES + [(verify.CLAIMEVEN, (4, 0))],
             r"instances 1 \(Specialbefore .*\) and 3 \(Claimeven a2 a1\) are not compatible: "
             r"their squares share a2",
+        ),
+        # a part shared by a Specialbefore and a Before must be the same part
+        (
+            SB_SHARED,
+            replaced(SB_SHARED_RULES, 1, (10, 11, 12, 13, 10, 5, 13, 8)),
+            r"instances 0 \(Specialbefore .*\) and 1 \(Before .*\) are not compatible: "
+            r"their squares in column 4 overlap and are not the same part$",
+        ),
+        (
+            SB_SHARED,
+            replaced(SB_SHARED_RULES, 0, (11, 12, 13, 14, 14, 7, 13, 8)),
+            r"instances 0 \(Specialbefore .*\) and 1 \(Before .*\) are not compatible: "
+            r"their squares in column 4 overlap and are not the same part$",
         ),
         (
             SB_ONE,
