@@ -1025,11 +1025,20 @@ def test_rule_set_needs_connect_four(ttt, tmp_path):
     assert rep.hole == [4]
 
 
-def rule_shapes(g: Game, f, s):
-    """Every cell tuple of each rule's shape on the board (most of them invalid at (f, s))."""
+def rule_shapes(g: Game, f, s, specialbefore=False):
+    """Every cell tuple of each rule's shape on the board (most of them invalid at (f, s)); rule 9
+    (Specialbefore) only when asked."""
     w, n = g.width, g.n
     vacant = [c for c in range(n) if not (f | s) >> c & 1]
     out = []
+    for grp in sorted(tuple(sorted(p)) for p in g.patterns) if specialbefore else ():
+        empties = [c for c in grp if c in vacant]
+        for s0, x in itertools.product(empties, vacant):
+            others = [c for c in empties if c != s0]
+            for choice in itertools.product((0, 1), repeat=len(others)):
+                pairs = [(c + w, c) if up == 0 else (c, c - w) for c, up in zip(others, choice)]
+                if all(0 <= y < n for p in pairs for y in p):
+                    out.append((verify.SPECIALBEFORE, grp + (s0, x) + tuple(y for p in pairs for y in p)))
     for c in range(n - w):
         out += [(verify.CLAIMEVEN, (c + w, c)), (verify.VERTICAL, (c + w, c))]
     out += [(verify.BASEINVERSE, p) for p in itertools.combinations(vacant, 2)]
@@ -1050,15 +1059,15 @@ def rule_shapes(g: Game, f, s):
     return out
 
 
-def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
+def random_rule_set(rules, g: Game, f, s, threat, controller, rng, combination=(), specialbefore=False):
     """A rule set for ``controller`` at (f, s) that the verifier's own instance and compatibility
-    checks accept, assembled at random (rules 4 to 8 first), or None.  Only a construction aid:
-    what such a set proves is then checked against minimax."""
-    b = verify.C4Position(rules, f, s, threat)
+    checks accept, assembled at random (rules 4 to 8 first; with ``specialbefore``, rule 9 first),
+    or None.  Only a construction aid: what such a set proves is then checked against minimax."""
+    b = verify.C4Position(rules, f, s, threat, combination)
     groups = verify.connect4_groups(g.width, g.height)
     opponent = f if controller == 2 else s
     valid = []
-    for code, cells in rule_shapes(g, f, s):
+    for code, cells in rule_shapes(g, f, s, specialbefore):
         inst = verify.RuleInstance(code, cells)
         try:
             valid.append((inst, verify.check_instance(b, inst, groups, opponent)))
@@ -1072,7 +1081,11 @@ def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
     problems = [g4 for g4 in sorted(groups) if not g4 & mine and not g4 & b.dead]
     for _ in range(10):
         rng.shuffle(valid)
-        valid.sort(key=lambda ix: ix[1].rule <= verify.VERTICAL)
+        valid.sort(
+            key=lambda ix: (
+                ix[1].rule != verify.SPECIALBEFORE if specialbefore else ix[1].rule <= verify.VERTICAL
+            )
+        )
         chosen = []
         for g4 in problems:
             if any(solves(x, g4) for _, x in chosen):
@@ -1388,3 +1401,61 @@ def test_additions_structure(tmp_path):
         rep = hand_book(tmp_path, case, bad)
         assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
         assert "canonical position: first " in rep.message
+
+
+def combinations_of(g: Game, f, s):
+    """The threat combinations (X, L) of the player not to move, read from book-format.md
+    ("Kind 2", condition 3 with T = 254) independently of the verifier: L directly playable in
+    an odd row (from the top), X vacant above a vacant cell in another column, in a row of the
+    parity of the vacant count, with groups X L and X above(L), each with two stones of that
+    player."""
+    w, n = g.width, g.n
+    occ = f | s
+    nvac = n - bin(occ).count("1")
+    mine = f if bin(f).count("1") > bin(s).count("1") else s
+
+    def group(a, b):
+        pair = 1 << a | 1 << b
+        return any(m & pair == pair and (m & ~pair) & mine == m & ~pair for m in g.masks)
+
+    out = []
+    for low in g.moves(f, s):
+        if (low // w) % 2 != 1:
+            continue
+        for x in range(n - w):
+            if occ >> x & 1 or occ >> (x + w) & 1 or (x // w) % 2 != nvac % 2 or x % w == low % w:
+                continue
+            if group(x, low) and group(x, low - w):
+                out.append((x, low))
+    return out
+
+
+def test_additions_are_sound_against_minimax(c4):
+    """Rule sets with Specialbefores (no threat, or a threat) on random 4 x 4 positions, and the
+    threat combinations of every position up to 10 stones: whatever the verifier accepts agrees
+    with minimax, and every combination found from the definition is accepted as condition 3."""
+    g = c4.g
+    rules = verify.rules_from_json(g.rules_json())
+    rng = random.Random(4)
+    positions = list(c4_positions(g, 10))
+    cases = [((f, s), 254, xl) for f, s in positions for xl in combinations_of(g, f, s)]
+    rng.shuffle(positions)
+    for f, s in positions[:250]:
+        cases += [((f, s), t, ()) for t in [verify_books.NO_THREAT] + verify_books.connect4_threats(g, f, s)]
+    used = Counter()
+    for (f, s), t, xl in cases:
+        controller = 1 if bin(f).count("1") > bin(s).count("1") else 2
+        insts = random_rule_set(rules, g, f, s, t, controller, rng, xl, specialbefore=t != 254)
+        if insts is None:
+            continue
+        payload = verify_books.connect4_payload(controller, t, [(i.rule, i.cells) for i in insts], xl)
+        try:
+            code = verify.check_ruleset(rules, f, s, verify.parse_ruleset(payload, "test"))
+        except verify.CertificateInvalid as e:
+            assert t != 254, e  # the combinations are valid; so are the sets found for them
+            continue
+        lo, hi = verify.CODE_INTERVAL[code]
+        assert lo <= RANK[c4.value_fn(f, s)] <= hi, (f, s, t, xl, insts)
+        used["combination" if t == 254 else "no threat" if t == verify_books.NO_THREAT else "threat"] += 1
+        used["Specialbefore"] += any(i.rule == verify.SPECIALBEFORE for i in insts)
+    assert used["combination"] >= 20 and used["Specialbefore"] >= 15, used
