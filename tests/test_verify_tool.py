@@ -1459,3 +1459,35 @@ def test_additions_are_sound_against_minimax(c4):
         used["combination" if t == 254 else "no threat" if t == verify_books.NO_THREAT else "threat"] += 1
         used["Specialbefore"] += any(i.rule == verify.SPECIALBEFORE for i in insts)
     assert used["combination"] >= 20 and used["Specialbefore"] >= 15, used
+
+
+def test_specialbefore_claimeven_below_an_inverse():
+    """A Specialbefore's Claimeven part counts as a Claimeven for condition 2. On 4 x 6 after
+    1 1 2 1 4 4 (rows 3 to 5 from the top: O . . . / O . . O / X X . X) the Specialbefore on
+    row 4 (s0 = 17, x = 15, the Claimeven (22, 18)) and the Lowinverse (10, 6, 11, 7) are each
+    valid and their squares disjoint, but the Claimeven lies in column c below the
+    Lowinverse's lowest cell there."""
+    g = connect4(4, 6)
+    f, s = replay(g, (20, 16, 21, 12, 23, 19))
+    rules = verify.rules_from_json(g.rules_json())
+    sb = (verify.SPECIALBEFORE, (16, 17, 18, 19, 17, 15, 22, 18))
+    low = (verify.LOWINVERSE, (10, 6, 11, 7))
+    b = verify.C4Position(rules, f, s, verify.NO_THREAT)
+    groups = verify.connect4_groups(4, 6)
+    checked = [verify.check_instance(b, verify.RuleInstance(*i), groups, f) for i in (sb, low)]
+    assert not checked[0].squares & checked[1].squares
+    with pytest.raises(
+        verify.CertificateInvalid,
+        match=r"Claimeven c6 c5 lies below the lowest cell of the Lowinverse in column 3",
+    ):
+        verify.check_ruleset(
+            rules, f, s, verify.parse_ruleset(verify_books.connect4_payload(2, 255, [sb, low]), "t")
+        )
+    # with the Vertical part (18, 14) instead there is no Claimeven below it
+    sb_vertical = (verify.SPECIALBEFORE, (16, 17, 18, 19, 17, 15, 18, 14))
+    assert (
+        verify.incompatibility(
+            b, verify.check_instance(b, verify.RuleInstance(*sb_vertical), groups, f), checked[1]
+        )
+        is None
+    )
