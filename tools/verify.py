@@ -1265,10 +1265,6 @@ def check_record_includes(code: int, proven: int) -> None:
 
 # --- Kind 2: Connect Four rule sets (book-format.md, "Kind 2: Connect Four rule sets") ----------
 
-AFTER_LIKE = (AFTEREVEN, BEFORE)
-INVERSES = (LOWINVERSE, HIGHINVERSE)
-
-
 AFTER_LIKE = (AFTEREVEN, BEFORE, SPECIALBEFORE)
 INVERSES = (LOWINVERSE, HIGHINVERSE)
 SPECIAL = 0  # Part.rule of a Specialbefore's special part {s0} or {x} (lower = upper = the cell)
@@ -1717,7 +1713,7 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
             raise CertificateInvalid(f"problem {names} is solved by no instance")
     if t == NO_THREAT:
         return 4 if rs.controller == 2 else 5  # first-wont-win, second-wont-win
-    return 1 if rs.controller == 1 else 2  # first-wins, second-wins
+    return 1 if rs.controller == 1 else 2  # a threat or a combination: first-wins, second-wins
 
 
 class CertificateChecker:
