@@ -41,6 +41,7 @@ from verify_books import (
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 sys.path.insert(0, str(TOOLS))
 import verify  # noqa: E402
+import reference  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -1008,7 +1009,7 @@ def test_rule_set_structure(c4cert, tmp_path):
         (payload[:2], "shorter than its 3 leading bytes"),
         (b"\x03" + payload[1:], "controller byte 3"),
         (payload + b"\x00", "1 bytes follow the last of its"),
-        (payload[:3] + b"\x09" + payload[4:], "unknown rule code 9"),
+        (payload[:3] + b"\x0a" + payload[4:], "unknown rule code 10"),
         (payload[:4] + b"\x03" + payload[5:], "has 3 cells, not 2"),
         (payload[:2] + bytes([payload[2] + 1]) + payload[3:], "runs past the end"),
     ]
@@ -1024,11 +1025,20 @@ def test_rule_set_needs_connect_four(ttt, tmp_path):
     assert rep.hole == [4]
 
 
-def rule_shapes(g: Game, f, s):
-    """Every cell tuple of each rule's shape on the board (most of them invalid at (f, s))."""
+def rule_shapes(g: Game, f, s, specialbefore=False):
+    """Every cell tuple of each rule's shape on the board (most of them invalid at (f, s)); rule 9
+    (Specialbefore) only when asked."""
     w, n = g.width, g.n
     vacant = [c for c in range(n) if not (f | s) >> c & 1]
     out = []
+    for grp in sorted(tuple(sorted(p)) for p in g.patterns) if specialbefore else ():
+        empties = [c for c in grp if c in vacant]
+        for s0, x in itertools.product(empties, vacant):
+            others = [c for c in empties if c != s0]
+            for choice in itertools.product((0, 1), repeat=len(others)):
+                pairs = [(c + w, c) if up == 0 else (c, c - w) for c, up in zip(others, choice)]
+                if all(0 <= y < n for p in pairs for y in p):
+                    out.append((verify.SPECIALBEFORE, grp + (s0, x) + tuple(y for p in pairs for y in p)))
     for c in range(n - w):
         out += [(verify.CLAIMEVEN, (c + w, c)), (verify.VERTICAL, (c + w, c))]
     out += [(verify.BASEINVERSE, p) for p in itertools.combinations(vacant, 2)]
@@ -1049,15 +1059,15 @@ def rule_shapes(g: Game, f, s):
     return out
 
 
-def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
+def random_rule_set(rules, g: Game, f, s, threat, controller, rng, combination=(), specialbefore=False):
     """A rule set for ``controller`` at (f, s) that the verifier's own instance and compatibility
-    checks accept, assembled at random (rules 4 to 8 first), or None.  Only a construction aid:
-    what such a set proves is then checked against minimax."""
-    b = verify.C4Position(rules, f, s, threat)
+    checks accept, assembled at random (rules 4 to 8 first; with ``specialbefore``, rule 9 first),
+    or None.  Only a construction aid: what such a set proves is then checked against minimax."""
+    b = verify.C4Position(rules, f, s, threat, combination)
     groups = verify.connect4_groups(g.width, g.height)
     opponent = f if controller == 2 else s
     valid = []
-    for code, cells in rule_shapes(g, f, s):
+    for code, cells in rule_shapes(g, f, s, specialbefore):
         inst = verify.RuleInstance(code, cells)
         try:
             valid.append((inst, verify.check_instance(b, inst, groups, opponent)))
@@ -1071,7 +1081,11 @@ def random_rule_set(rules, g: Game, f, s, threat, controller, rng):
     problems = [g4 for g4 in sorted(groups) if not g4 & mine and not g4 & b.dead]
     for _ in range(10):
         rng.shuffle(valid)
-        valid.sort(key=lambda ix: ix[1].rule <= verify.VERTICAL)
+        valid.sort(
+            key=lambda ix: (
+                ix[1].rule != verify.SPECIALBEFORE if specialbefore else ix[1].rule <= verify.VERTICAL
+            )
+        )
         chosen = []
         for g4 in problems:
             if any(solves(x, g4) for _, x in chosen):
@@ -1118,3 +1132,362 @@ def test_every_rule_is_sound_against_minimax(c4):
             accepted += 1
             used.update(i.rule for i in insts)
     assert accepted >= 20 and set(used) == set(range(1, 9)), used
+
+
+# --------------------------------------------------------------------------------------------
+# Kind 2 additions: Specialbefore (rule code 9) and threat combinations (T = 254), hand-built
+# --------------------------------------------------------------------------------------------
+#
+# Positions are drawn row by row from the top, X the first player's stones, O the second's;
+# cells are numbered row * width + column (the payload's numbering; the verifier names cell 0
+# "a1", cell width + 2 "c2").
+
+# 4 x 4 after 1 1 2 3 4 3 3 4 (a draw):   . . . .   0  1  2  3
+#                                         . . X .   4  5  6  7
+#                                         O . O O   8  9 10 11
+#                                         X X O X  12 13 14 15
+# The second player controls (the first is to move). Problems (groups without an O): the top
+# row, the second row, column b and the diagonal d1-a4. The Specialbefore of the third row
+# (its only empty cell s0 = 9, directly playable; x = 4, directly playable in column a, which
+# holds no empty cell of the group) solves the second row (x and above(9) = 5); the Claimeven
+# (5, 1) column b (it holds 5 and 9, all the aboves and s0, but not x: a Before's claim, not a
+# Specialbefore's); the Claimeven (7, 3) the top row and d1-a4 (it holds s0 but not x).
+SB_ONE = (4, 4, (12, 8, 13, 14, 15, 10, 6, 11))
+SB_ONE_RULES = [
+    (verify.CLAIMEVEN, (7, 3)),
+    (verify.SPECIALBEFORE, (8, 9, 10, 11, 9, 4)),
+    (verify.CLAIMEVEN, (5, 1)),
+]
+
+# 4 x 4 after 2 1 2 1 3 2 (a draw):   . . . .   0  1  2  3
+#                                     . O . .   4  5  6  7
+#                                     O X . .   8  9 10 11
+#                                     O X X .  12 13 14 15
+# One Specialbefore on the second row (empty cells 4, 6, 7): s0 = 4, x = 1 (column b holds the
+# group's O, no empty cell), Vertical parts (6, 2) and (7, 3). Problems: the top row (x and
+# the aboves 0, 2, 3), columns c and d (the Vertical parts).
+SB_THREE = (4, 4, (13, 12, 9, 8, 14, 5))
+SB_THREE_RULES = [(verify.SPECIALBEFORE, (4, 5, 6, 7, 4, 1, 6, 2, 7, 3))]
+
+# 5 x 4 after 3 2 1 2 2 5 2 3 (the second player wins):   . X . . .   0  1  2  3  4
+#                                                       . X . . .   5  6  7  8  9
+#                                                       . O O . .  10 11 12 13 14
+#                                                       X O X . O  15 16 17 18 19
+# The second player controls with a Specialbefore on b3-e3 (s0 = 14, x = 7, the Claimeven
+# (18, 13) for 13), a Before on a3-d3 (the Vertical part (10, 5), the same Claimeven
+# (18, 13): a part both share) and the Claimeven (8, 3). Neither the Before and the Claimeven
+# alone (b2-e2 is left) nor the Specialbefore and the Claimeven (a2-d2 is left) do.
+SB_SHARED = (5, 4, (17, 16, 15, 11, 6, 19, 1, 12))
+SB_SHARED_RULES = [
+    (verify.SPECIALBEFORE, (11, 12, 13, 14, 14, 7, 18, 13)),
+    (verify.BEFORE, (10, 11, 12, 13, 10, 5, 18, 13)),
+    (verify.CLAIMEVEN, (8, 3)),
+]
+
+# 5 x 4 after 1 1 1 2 2 4 2 4 2 (the first player wins):   . X . . .   0  1  2  3  4
+#                                                          X X . . .   5  6  7  8  9
+#                                                          O X . O .  10 11 12 13 14
+#                                                          X O . O .  15 16 17 18 19
+# The first player controls with the threat combination X = 7 (c2: row 1 from the top, like the
+# 11 vacant cells odd; 12 below it vacant), L = 8 (d2: row 1, directly playable), U = 3:
+# groups 5 6 7 8 and 3 7 11 15. Region: 0, 4, 9, 14, 17, 19; dead: 7 and 3. Problems: e1-e4
+# and e1 d2 c3 b4 (L is not dead), solved by the Claimeven (9, 4); the bottom row's b4-e4,
+# solved by the Baseinverse (17, 19). Column d (3 8 13 18) holds U, so it is no problem.
+COMB = (5, 4, (15, 10, 5, 16, 11, 18, 6, 13, 1))
+COMB_XL = (7, 8)
+COMB_RULES = [(verify.CLAIMEVEN, (9, 4)), (verify.BASEINVERSE, (17, 19))]
+
+
+def hand_case(case):
+    """The game, the position after the case's line, and its value by tests/reference.py's
+    minimax (+1: the first player wins, 0: draw, -1: the second player wins)."""
+    w, h, line = case
+    g = connect4(w, h)
+    f, s = replay(g, line)
+    assert g.canonical(f, s)[0] == (f, s)  # the certificate's cells are the board's own
+    return g, f, s, reference.minimax(reference.ref_game(f"connect4:{w}x{h}"), f, s)
+
+
+def hand_book(tmp_path, case, payload):
+    """The verdict on a book that starts at the case's position, with the certificate there
+    and minimax's strategies as records (and a record without a move at the start, where the
+    strategies have none: a certificate needs a record)."""
+    g, f, s, _ = hand_case(case)
+    sol = Solved(g, start_cells=case[2])
+    recs = {(f, s): (verify_books.NO_MOVE, verify_books.CODE[sol.value]), **sol.recs}
+    return run(write(tmp_path, "h.pnbook", sol.bytes(recs, certs={(f, s): (2, payload)})))
+
+
+@pytest.mark.parametrize(
+    "case, controller, rules, combination, value, code",
+    [
+        (SB_ONE, 2, SB_ONE_RULES, (), 0, 4),  # first-wont-win, and the game is a draw
+        (SB_THREE, 2, SB_THREE_RULES, (), 0, 4),
+        (SB_SHARED, 2, SB_SHARED_RULES, (), -1, 4),  # first-wont-win; the second player wins
+        (COMB, 1, COMB_RULES, COMB_XL, 1, 1),  # first-wins
+    ],
+)
+def test_hand_built_additions_are_valid(tmp_path, case, controller, rules, combination, value, code):
+    """Each certificate is accepted and proves what it says, which minimax confirms; in a book it
+    ends the controller's strategy where that strategy needs what it proves (not for
+    SB_SHARED: the second player's strategy of a second player's win needs second-wins)."""
+    g, f, s, minimax_value = hand_case(case)
+    assert minimax_value == value
+    lo, hi = verify.CODE_INTERVAL[code]
+    assert lo <= minimax_value + 1 <= hi  # outcome ranks: second-wins 0, draw 1, first-wins 2
+    threat = 254 if combination else 255
+    payload = verify_books.connect4_payload(controller, threat, rules, combination)
+    rs = verify.parse_ruleset(payload, "test")
+    assert verify.check_ruleset(verify.rules_from_json(g.rules_json()), f, s, rs) == code
+    rep = hand_book(tmp_path, case, payload)
+    assert rep.exit_code == 0, rep.message
+    assert rep.certificates_used >= (case is not SB_SHARED)
+
+
+def replaced(rules, i, cells):
+    return rules[:i] + [(rules[i][0], cells)] + rules[i + 1 :]
+
+
+@pytest.mark.parametrize(
+    "case, rules, want",
+    [
+        # x in the column of the group's empty cell 6 (c3 is directly playable)
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 4, 10, 6, 2, 7, 3)),
+            r"instance 0 \(Specialbefore a2 b2 c2 d2 a2 c3 c2 c1 d2 d1\) is not valid: "
+            r"x c3 is in the column of an empty cell of the group",
+        ),
+        # s0 = 6, an empty cell of the group, but 10 below it is vacant
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 6, 1, 4, 0, 7, 3)),
+            r"is not valid: s0 c2 is not directly playable",
+        ),
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 4, 0, 6, 2, 7, 3)),
+            r"is not valid: x a1 is not directly playable",
+        ),
+        # s0 = 1 is not a cell of the group
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 1, 4, 6, 2, 7, 3)),
+            r"is not valid: s0 b1 is not an empty cell of the group",
+        ),
+        # a pair for s0 as well: one pair too many
+        (
+            SB_THREE,
+            replaced(SB_THREE_RULES, 0, (4, 5, 6, 7, 4, 1, 4, 0, 6, 2, 7, 3)),
+            r"is not valid: 3 pairs for the group's 2 empty cells",
+        ),
+        # column b is left: it holds s0 and all the aboves (a Before's claim), not x
+        (SB_ONE, SB_ONE_RULES[:2], r"problem b1 b2 b3 b4 is solved by no instance"),
+        # d1-a4 is left: it holds s0, not x
+        (SB_ONE, SB_ONE_RULES[1:], r"problem d1 c2 b3 a4 is solved by no instance"),
+        # special squares shared: s0 with a Vertical, x with a Claimeven, both with the same
+        # Specialbefore again (a special part is never the same part)
+        (
+            SB_ONE,
+            SB_ONE_RULES + [(verify.VERTICAL, (9, 5))],
+            r"instances 1 \(Specialbefore .*\) and 3 \(Vertical b3 b2\) are not compatible: "
+            r"their squares share b3",
+        ),
+        (
+            SB_ONE,
+            SB_ONE_RULES + [(verify.CLAIMEVEN, (4, 0))],
+            r"instances 1 \(Specialbefore .*\) and 3 \(Claimeven a2 a1\) are not compatible: "
+            r"their squares share a2",
+        ),
+        # a part shared by a Specialbefore and a Before must be the same part
+        (
+            SB_SHARED,
+            replaced(SB_SHARED_RULES, 1, (10, 11, 12, 13, 10, 5, 13, 8)),
+            r"instances 0 \(Specialbefore .*\) and 1 \(Before .*\) are not compatible: "
+            r"their squares in column 4 overlap and are not the same part$",
+        ),
+        (
+            SB_SHARED,
+            replaced(SB_SHARED_RULES, 0, (11, 12, 13, 14, 14, 7, 13, 8)),
+            r"instances 0 \(Specialbefore .*\) and 1 \(Before .*\) are not compatible: "
+            r"their squares in column 4 overlap and are not the same part$",
+        ),
+        (
+            SB_ONE,
+            SB_ONE_RULES + SB_ONE_RULES[1:2],
+            r"instances 1 \(Specialbefore .*\) and 3 \(Specialbefore .*\) are not compatible: "
+            r"their squares in column 1 overlap and are not the same part \(a special part",
+        ),
+    ],
+)
+def test_tampered_specialbefore_is_named_at_its_position(tmp_path, case, rules, want):
+    payload = verify_books.connect4_payload(2, 255, rules)
+    rep = hand_book(tmp_path, case, payload)
+    assert rep.exit_code == 1 and "invalid Connect Four certificate" in rep.message, rep.message
+    assert rep.hole == list(case[2]) and rep.hole_moves in rep.message
+    assert re.search(want, rep.message), rep.message
+
+
+# The combination's position with 11 where 10 was: the first player's group 3 7 11 15 is gone.
+COMB_NO_G2 = (5, 4, (15, 16, 10, 11, 5, 18, 6, 13, 1))
+
+
+@pytest.mark.parametrize(
+    "case, combination, rules, want",
+    [
+        (COMB, (7, 9), COMB_RULES, r"low cell e2 is not directly playable"),
+        (COMB, (7, 0), COMB_RULES, r"low cell a1 is in row 0 \(0 at the top\), which is not odd"),
+        (
+            COMB,
+            (12, 8),
+            COMB_RULES,
+            r"crossing cell c3 is in row 2 \(0 at the top\), of the other parity than the 11 vacant cells",
+        ),
+        (COMB, (7, 2), COMB_RULES, r"crossing cell c2 and low cell c1 are in the same column"),
+        (COMB, (7, 20), COMB_RULES, r"low cell L 20 is off the 20-cell grid"),
+        (
+            COMB_NO_G2,
+            COMB_XL,
+            COMB_RULES,
+            r"no group consists of crossing cell c2, d1, the cell above the low cell and two stones",
+        ),
+        # e1 d2 c3 b4 holds L, which is not dead
+        (COMB, COMB_XL, COMB_RULES[1:], r"problem e1 d2 c3 b4 is solved by no instance"),
+        # L's column is outside the region
+        (
+            COMB,
+            COMB_XL,
+            COMB_RULES + [(verify.CLAIMEVEN, (8, 3))],
+            r"instance 2 \(Claimeven d2 d1\) is not valid: d2 is not empty: it is in the "
+            r"crossing cell's column at or above below\(X\), or in the low cell's column",
+        ),
+        # so is X's column from below(X) up
+        (
+            COMB,
+            COMB_XL,
+            COMB_RULES + [(verify.VERTICAL, (17, 12))],
+            r"instance 2 \(Vertical c4 c3\) is not valid: c3 is not empty",
+        ),
+    ],
+)
+def test_tampered_threat_combination_is_named_at_its_position(tmp_path, case, combination, rules, want):
+    payload = verify_books.connect4_payload(1, 254, rules, combination)
+    rep = hand_book(tmp_path, case, payload)
+    assert rep.exit_code == 1 and "invalid Connect Four certificate" in rep.message, rep.message
+    assert rep.hole == list(case[2]) and rep.hole_moves in rep.message
+    assert re.search(want, rep.message), rep.message
+
+
+def test_additions_structure(tmp_path):
+    """A T = 254 payload without X and L, and a Specialbefore without its special pair, are
+    damaged files (exit 2), named with the position."""
+    good = verify_books.connect4_payload(1, 254, COMB_RULES, COMB_XL)
+    cases = [
+        (COMB, good[:4], "a kind 2 payload of 4 bytes is shorter than its 5 leading bytes"),
+        (COMB, good[:2] + good[4:], "corrupt book"),  # X and L left out
+        (COMB, good + b"\x00", "1 bytes follow the last of its 2 instances"),
+        (
+            SB_THREE,
+            verify_books.connect4_payload(2, 255, [(verify.SPECIALBEFORE, (4, 5, 6, 7))]),
+            "instance 0 (Specialbefore) has 4 cells, not 4 + 2e with e >= 1",
+        ),
+        (
+            SB_THREE,
+            verify_books.connect4_payload(2, 255, [(verify.SPECIALBEFORE, (4, 5, 6, 7, 4, 1, 6))]),
+            "instance 0 (Specialbefore) has 7 cells",
+        ),
+    ]
+    for case, bad, want in cases:
+        rep = hand_book(tmp_path, case, bad)
+        assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
+        assert "canonical position: first " in rep.message
+
+
+def combinations_of(g: Game, f, s):
+    """The threat combinations (X, L) of the player not to move, read from book-format.md
+    ("Kind 2", condition 3 with T = 254) independently of the verifier: L directly playable in
+    an odd row (from the top), X vacant above a vacant cell in another column, in a row of the
+    parity of the vacant count, with groups X L and X above(L), each with two stones of that
+    player."""
+    w, n = g.width, g.n
+    occ = f | s
+    nvac = n - bin(occ).count("1")
+    mine = f if bin(f).count("1") > bin(s).count("1") else s
+
+    def group(a, b):
+        pair = 1 << a | 1 << b
+        return any(m & pair == pair and (m & ~pair) & mine == m & ~pair for m in g.masks)
+
+    out = []
+    for low in g.moves(f, s):
+        if (low // w) % 2 != 1:
+            continue
+        for x in range(n - w):
+            if occ >> x & 1 or occ >> (x + w) & 1 or (x // w) % 2 != nvac % 2 or x % w == low % w:
+                continue
+            if group(x, low) and group(x, low - w):
+                out.append((x, low))
+    return out
+
+
+def test_additions_are_sound_against_minimax(c4):
+    """Rule sets with Specialbefores (no threat, or a threat) on random 4 x 4 positions, and the
+    threat combinations of every position up to 10 stones: whatever the verifier accepts agrees
+    with minimax, and every combination found from the definition is accepted as condition 3."""
+    g = c4.g
+    rules = verify.rules_from_json(g.rules_json())
+    rng = random.Random(4)
+    positions = list(c4_positions(g, 10))
+    cases = [((f, s), 254, xl) for f, s in positions for xl in combinations_of(g, f, s)]
+    rng.shuffle(positions)
+    for f, s in positions[:250]:
+        cases += [((f, s), t, ()) for t in [verify_books.NO_THREAT] + verify_books.connect4_threats(g, f, s)]
+    used = Counter()
+    for (f, s), t, xl in cases:
+        controller = 1 if bin(f).count("1") > bin(s).count("1") else 2
+        insts = random_rule_set(rules, g, f, s, t, controller, rng, xl, specialbefore=t != 254)
+        if insts is None:
+            continue
+        payload = verify_books.connect4_payload(controller, t, [(i.rule, i.cells) for i in insts], xl)
+        try:
+            code = verify.check_ruleset(rules, f, s, verify.parse_ruleset(payload, "test"))
+        except verify.CertificateInvalid as e:
+            assert t != 254, e  # the combinations are valid; so are the sets found for them
+            continue
+        lo, hi = verify.CODE_INTERVAL[code]
+        assert lo <= RANK[c4.value_fn(f, s)] <= hi, (f, s, t, xl, insts)
+        used["combination" if t == 254 else "no threat" if t == verify_books.NO_THREAT else "threat"] += 1
+        used["Specialbefore"] += any(i.rule == verify.SPECIALBEFORE for i in insts)
+    assert used["combination"] >= 20 and used["Specialbefore"] >= 15, used
+
+
+def test_specialbefore_claimeven_below_an_inverse():
+    """A Specialbefore's Claimeven part counts as a Claimeven for condition 2. On 4 x 6 after
+    1 1 2 1 4 4 (rows 3 to 5 from the top: O . . . / O . . O / X X . X) the Specialbefore on
+    row 4 (s0 = 17, x = 15, the Claimeven (22, 18)) and the Lowinverse (10, 6, 11, 7) are each
+    valid and their squares disjoint, but the Claimeven lies in column c below the
+    Lowinverse's lowest cell there."""
+    g = connect4(4, 6)
+    f, s = replay(g, (20, 16, 21, 12, 23, 19))
+    rules = verify.rules_from_json(g.rules_json())
+    sb = (verify.SPECIALBEFORE, (16, 17, 18, 19, 17, 15, 22, 18))
+    low = (verify.LOWINVERSE, (10, 6, 11, 7))
+    b = verify.C4Position(rules, f, s, verify.NO_THREAT)
+    groups = verify.connect4_groups(4, 6)
+    checked = [verify.check_instance(b, verify.RuleInstance(*i), groups, f) for i in (sb, low)]
+    assert not checked[0].squares & checked[1].squares
+    with pytest.raises(
+        verify.CertificateInvalid,
+        match=r"Claimeven c6 c5 lies below the lowest cell of the Lowinverse in column 3",
+    ):
+        verify.check_ruleset(
+            rules, f, s, verify.parse_ruleset(verify_books.connect4_payload(2, 255, [sb, low]), "t")
+        )
+    # with the Vertical part (18, 14) instead there is no Claimeven below it
+    sb_vertical = (verify.SPECIALBEFORE, (16, 17, 18, 19, 17, 15, 18, 14))
+    assert (
+        verify.incompatibility(
+            b, verify.check_instance(b, verify.RuleInstance(*sb_vertical), groups, f), checked[1]
+        )
+        is None
+    )

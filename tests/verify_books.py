@@ -502,16 +502,19 @@ CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM,
 NO_THREAT = 255
 
 
-def connect4_payload(controller, threat, instances) -> bytes:
-    """A kind 2 payload: C, T, k, then each instance as (rule code, m, its m cells)."""
-    out = [controller, threat, len(instances)]
+def connect4_payload(controller, threat, instances, combination=()) -> bytes:
+    """A kind 2 payload: C, T (then X and L, the ``combination``, when T = 254), k, then each
+    instance as (rule code, m, its m cells)."""
+    out = [controller, threat, *combination, len(instances)]
     for code, cells in instances:
         out += [code, len(cells), *cells]
     return bytes(out)
 
 
 def payload_instances(payload: bytes):
-    """(controller, threat, [(code, cells), ...]) of a kind 2 payload."""
+    """(controller, threat, [(code, cells), ...]) of a kind 2 payload without a threat
+    combination (T != 254)."""
+    assert payload[1] != 254
     out, pos = [], 3
     for _ in range(payload[2]):
         m = payload[pos + 1]

@@ -733,6 +733,7 @@ class Pairing(NamedTuple):
 
 # Kind 2 rule codes (book-format.md, "Kind 2: Connect Four rule sets")
 CLAIMEVEN, BASEINVERSE, VERTICAL, AFTEREVEN, LOWINVERSE, HIGHINVERSE, BASECLAIM, BEFORE = range(1, 9)
+SPECIALBEFORE = 9
 RULE_NAME = {
     CLAIMEVEN: "Claimeven",
     BASEINVERSE: "Baseinverse",
@@ -742,6 +743,7 @@ RULE_NAME = {
     HIGHINVERSE: "Highinverse",
     BASECLAIM: "Baseclaim",
     BEFORE: "Before",
+    SPECIALBEFORE: "Specialbefore",
 }
 RULE_CELLS = {
     CLAIMEVEN: 2,
@@ -751,8 +753,9 @@ RULE_CELLS = {
     LOWINVERSE: 4,
     HIGHINVERSE: 6,
     BASECLAIM: 4,
-}  # Before: 4 + 2e
+}  # Before: 4 + 2e; Specialbefore: 4 + 2e with e >= 1 (the special pair is one of the e pairs)
 NO_THREAT = 255
+COMBINATION = 254  # T of a threat combination: the bytes X and L follow
 
 
 class RuleInstance(NamedTuple):
@@ -767,8 +770,9 @@ class RuleSet(NamedTuple):
     """A kind 2 certificate's payload."""
 
     controller: int  # 1: the first player, 2: the second player
-    threat: int  # a cell, or NO_THREAT
+    threat: int  # a cell, NO_THREAT or COMBINATION
     instances: tuple  # RuleInstance, ...
+    combination: tuple = ()  # (X, L) when threat is COMBINATION: crossing cell, low cell
 
 
 @dataclass(frozen=True)
@@ -1018,21 +1022,25 @@ def parse_pairing(payload: bytes, where: str) -> Pairing:
 
 
 def parse_ruleset(payload: bytes, where: str) -> RuleSet:
-    """A kind 2 payload: C, T, k, then k instances (rule code, m, m cells), n = 3 + sum(2 + m).
-    Only the layout is checked here (known codes, m as the code requires: 4 + 2e for a Before);
-    what the cells must satisfy is checked where a walk reaches the certificate."""
-    if len(payload) < 3:
+    """A kind 2 payload: C, T (then X and L when T = 254), k, then k instances (rule code, m,
+    m cells), n = 3 + sum(2 + m), plus 2 when T = 254. Only the layout is checked here (known
+    codes, m as the code requires: 4 + 2e for a Before, 4 + 2e with e >= 1 for a Specialbefore,
+    whose special pair must be there); what the cells must satisfy is checked where a walk
+    reaches the certificate."""
+    lead = 5 if len(payload) >= 2 and payload[1] == COMBINATION else 3
+    if len(payload) < lead:
+        what = "5 leading bytes (T = 254 is followed by X and L)" if lead == 5 else "3 leading bytes"
         raise BookError(
-            f"corrupt book: {where}: a kind 2 payload of {len(payload)} bytes is "
-            f"shorter than its 3 leading bytes"
+            f"corrupt book: {where}: a kind 2 payload of {len(payload)} bytes is shorter than its {what}"
         )
-    controller, threat, k = payload[0], payload[1], payload[2]
+    controller, threat, k = payload[0], payload[1], payload[lead - 1]
+    combination = tuple(payload[2:4]) if lead == 5 else ()
     if controller not in (1, 2):
         raise BookError(
             f"corrupt book: {where}: controller byte {controller} is neither 1 (first "
             f"player) nor 2 (second player)"
         )
-    pos, instances = 3, []
+    pos, instances = lead, []
     for j in range(k):
         if pos + 2 > len(payload):
             raise BookError(
@@ -1043,8 +1051,9 @@ def parse_ruleset(payload: bytes, where: str) -> RuleSet:
         if code not in RULE_NAME:
             raise BookError(f"corrupt book: {where}: instance {j} has unknown rule code {code}")
         want = RULE_CELLS.get(code)
-        if (m != want) if want is not None else (m < 4 or m % 2):
-            need = want if want is not None else "4 + 2e"
+        least = 6 if code == SPECIALBEFORE else 4
+        if (m != want) if want is not None else (m < least or m % 2):
+            need = want if want is not None else "4 + 2e" if least == 4 else "4 + 2e with e >= 1"
             raise BookError(
                 f"corrupt book: {where}: instance {j} ({RULE_NAME[code]}) has {m} cells, not {need}"
             )
@@ -1059,7 +1068,7 @@ def parse_ruleset(payload: bytes, where: str) -> RuleSet:
         raise BookError(
             f"corrupt book: {where}: {len(payload) - pos} bytes follow the last of its {k} instances"
         )
-    return RuleSet(controller, threat, tuple(instances))
+    return RuleSet(controller, threat, tuple(instances), combination)
 
 
 def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dict:
@@ -1256,17 +1265,18 @@ def check_record_includes(code: int, proven: int) -> None:
 
 # --- Kind 2: Connect Four rule sets (book-format.md, "Kind 2: Connect Four rule sets") ----------
 
-AFTER_LIKE = (AFTEREVEN, BEFORE)
+AFTER_LIKE = (AFTEREVEN, BEFORE, SPECIALBEFORE)
 INVERSES = (LOWINVERSE, HIGHINVERSE)
+SPECIAL = 0  # Part.rule of a Specialbefore's special part {s0} or {x} (lower = upper = the cell)
 
 
 class Part(NamedTuple):
-    """A part of an Aftereven or Before: a Claimeven (below(s), s) or a Vertical part
-    (s, above(s)), as (lower, upper)."""
+    """A part of an Aftereven, Before or Specialbefore: a Claimeven (below(s), s) or a Vertical
+    part (s, above(s)), as (lower, upper); or a special part of a Specialbefore, one cell."""
 
     lower: int
     upper: int
-    rule: int  # CLAIMEVEN or VERTICAL
+    rule: int  # CLAIMEVEN, VERTICAL or SPECIAL
 
 
 class Checked(NamedTuple):
@@ -1275,7 +1285,7 @@ class Checked(NamedTuple):
     rule: int
     name: str  # for messages: the rule and its cells
     squares: int  # bitmask
-    parts: tuple  # Part, ... (Aftereven, Before)
+    parts: tuple  # Part, ... (Aftereven, Before, Specialbefore)
     claimevens: tuple  # (lower, upper), ...: its own, its parts', a Baseclaim's (p2, q)
     lowest: tuple  # (column, row of the lowest cell), ... (Lowinverse, Highinverse)
     contains: tuple  # bitmasks: it solves every problem that holds one of them whole
@@ -1283,9 +1293,11 @@ class Checked(NamedTuple):
 
 
 class C4Position:
-    """The terms of the kind 2 definition at one position: region, parity, dead cells."""
+    """The terms of the kind 2 definition at one position: region, parity, dead cells, under the
+    win condition: none, the threat ``threat``, or (threat = COMBINATION) the threat combination
+    ``combination`` = (X, L)."""
 
-    def __init__(self, rules: Rules, f: int, s: int, threat: int):
+    def __init__(self, rules: Rules, f: int, s: int, threat: int, combination: tuple = ()):
         w, h = rules.width, rules.height
         self.rules, self.w, self.h, self.n = rules, w, h, w * h
         self.occupied = f | s
@@ -1294,10 +1306,19 @@ class C4Position:
         self.dead = 0
         self.top = [0] * w
         self.threat = threat
-        if threat != NO_THREAT:
+        column = lambda col, rows: sum(1 << (r * w + col) for r in rows)  # noqa: E731
+        if threat == COMBINATION:
+            x, low = combination
+            col, row = x % w, x // w
+            self.region &= ~column(col, range(min(row + 2, h))) & ~column(low % w, range(h))
+            u_row = low // w - 1  # U = above(L); dead: U and the cells above it of its row parity
+            self.dead = (1 << x) | column(col, range(row - 1))
+            self.dead |= column(low % w, range(u_row % 2, u_row + 1, 2))
+            self.top[col] = row + 2
+        elif threat != NO_THREAT:
             col, row = threat % w, threat // w
-            self.region &= ~sum(1 << (r * w + col) for r in range(min(row + 2, h)))
-            self.dead = sum(1 << (r * w + col) for r in range(row + 1))
+            self.region &= ~column(col, range(min(row + 2, h)))
+            self.dead = column(col, range(row + 1))
             self.top[col] = row + 2
 
     def name(self, c: int) -> str:
@@ -1331,6 +1352,9 @@ class C4Position:
                     "occupied"
                     if (self.occupied >> c) & 1
                     else "in the threat's column at or above below(T), outside the region"
+                    if self.threat != COMBINATION
+                    else "in the crossing cell's column at or above below(X), or in the low "
+                    "cell's column, outside the region"
                 )
                 raise CertificateInvalid(f"{self.name(c)} is not empty: it is {why}")
 
@@ -1370,6 +1394,39 @@ def group_empties(b: C4Position, cells, groups: set, opponent: int) -> list[int]
     if not empties:
         raise CertificateInvalid("the group has no empty cell")
     return empties
+
+
+def before_parts(b: C4Position, empties, pairs, special: int | None = None) -> list[Part]:
+    """The parts of a Before, or the other parts of a Specialbefore whose special cell s0 is
+    ``special``, checked: the group's empty cells in different columns, above each an empty
+    cell, and one pair per empty cell other than s0, in order, each the Claimeven below it or
+    the Vertical part above it."""
+    paired = [c for c in empties if c != special]
+    if len(pairs) != len(paired):
+        raise CertificateInvalid(f"{len(pairs)} pairs for the group's {len(paired)} empty cells")
+    if len({c % b.w for c in empties}) != len(empties):
+        raise CertificateInvalid("two empty cells of the group share a column")
+    pair_of = dict(zip(paired, pairs))
+    plist = []
+    for c in empties:
+        up = b.above(c)
+        if up is None:
+            raise CertificateInvalid(f"empty cell {b.name(c)} of the group is in the top row")
+        b.need_empty((up,))
+        if c == special:
+            continue
+        x, y = pair_of[c]
+        if (x, y) == (b.below(c), c):
+            check_claimeven(b, x, y)
+            plist.append(Part(x, y, CLAIMEVEN))
+        elif (x, y) == (c, up):
+            plist.append(Part(x, y, VERTICAL))
+        else:
+            raise CertificateInvalid(
+                f"pair {b.name(x)} {b.name(y)} for {b.name(c)} is neither "
+                f"the Claimeven below it nor the Vertical part above it"
+            )
+    return plist
 
 
 def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int) -> Checked:
@@ -1451,29 +1508,9 @@ def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int
         squares = _mask(*(x for p in parts for x in p[:2]))
         contains = tuple(_mask(c) for c in empties)
         meets_all = tuple(b.column_above(c) for c in empties)
-    else:  # BEFORE
+    elif rule == BEFORE:
         empties = group_empties(b, cells[:4], groups, opponent)
-        pairs = list(zip(cells[4::2], cells[5::2]))
-        if len(pairs) != len(empties):
-            raise CertificateInvalid(f"{len(pairs)} pairs for the group's {len(empties)} empty cells")
-        if len({c % b.w for c in empties}) != len(empties):
-            raise CertificateInvalid("two empty cells of the group share a column")
-        plist = []
-        for c, (x, y) in zip(empties, pairs):
-            up = b.above(c)
-            if up is None:
-                raise CertificateInvalid(f"empty cell {b.name(c)} of the group is in the top row")
-            b.need_empty((up,))
-            if (x, y) == (b.below(c), c):
-                check_claimeven(b, x, y)
-                plist.append(Part(x, y, CLAIMEVEN))
-            elif (x, y) == (c, up):
-                plist.append(Part(x, y, VERTICAL))
-            else:
-                raise CertificateInvalid(
-                    f"pair {b.name(x)} {b.name(y)} for {b.name(c)} is neither "
-                    f"the Claimeven below it nor the Vertical part above it"
-                )
+        plist = before_parts(b, empties, list(zip(cells[4::2], cells[5::2])))
         if all(p.rule == CLAIMEVEN for p in plist):
             raise CertificateInvalid(
                 "no pair is a Vertical part (a Before of Claimevens only is an Aftereven)"
@@ -1483,6 +1520,24 @@ def check_instance(b: C4Position, inst: RuleInstance, groups: set, opponent: int
         squares = _mask(*(x for p in parts for x in p[:2]))
         contains = (_mask(*(b.above(c) for c in empties)),) + tuple(
             _mask(p.upper) if p.rule == CLAIMEVEN else _mask(p.lower, p.upper) for p in parts
+        )
+    else:  # SPECIALBEFORE
+        empties = group_empties(b, cells[:4], groups, opponent)
+        s0, x = cells[4:6]
+        if s0 not in empties:
+            raise CertificateInvalid(f"s0 {b.name(s0)} is not an empty cell of the group")
+        if not b.playable(s0):
+            raise CertificateInvalid(f"s0 {b.name(s0)} is not directly playable")
+        if not b.playable(x):
+            raise CertificateInvalid(f"x {b.name(x)} is not directly playable")
+        if x % b.w in {c % b.w for c in empties}:
+            raise CertificateInvalid(f"x {b.name(x)} is in the column of an empty cell of the group")
+        plist = before_parts(b, empties, list(zip(cells[6::2], cells[7::2])), s0)
+        claimevens = tuple((p.lower, p.upper) for p in plist if p.rule == CLAIMEVEN)
+        parts = tuple(plist) + (Part(s0, s0, SPECIAL), Part(x, x, SPECIAL))
+        squares = _mask(*{c for p in parts for c in p[:2]})
+        contains = (_mask(x, *(b.above(c) for c in empties)), _mask(s0, x)) + tuple(
+            _mask(p.upper) if p.rule == CLAIMEVEN else _mask(p.lower, p.upper) for p in plist
         )
     return Checked(rule, name, squares, parts, claimevens, lowest, contains, meets_all)
 
@@ -1498,8 +1553,11 @@ def incompatibility(b: C4Position, x: Checked, y: Checked) -> str | None:
                 continue
             px = [p for p in x.parts if p.upper % b.w == col]
             py = [p for p in y.parts if p.upper % b.w == col]
-            if not (xs == ys and len(px) == len(py) == 1 and px[0] == py[0]):
-                return f"their squares in column {col + 1} overlap and are not the same part"
+            if not (xs == ys and len(px) == len(py) == 1 and px[0] == py[0] and px[0].rule != SPECIAL):
+                special = SPECIAL in {p.rule for p in px + py}
+                return f"their squares in column {col + 1} overlap and are not the same part" + (
+                    " (a special part of a Specialbefore is never shared)" if special else ""
+                )
         return None
     if x.squares & y.squares:
         shared = " ".join(b.name(c) for c in range(b.n) if (x.squares & y.squares) >> c & 1)
@@ -1545,6 +1603,41 @@ def check_connect4_game(rules: Rules, groups: set) -> None:
         )
 
 
+def check_combination(rules: Rules, groups: set, vacant: int, mine: int, x: int, low: int) -> None:
+    """Condition 3 of a kind 2 certificate with T = 254: (X, L) = (x, low) is a threat
+    combination of the controller, whose stones are ``mine``."""
+    n, w = rules.n, rules.width
+    for what, c in (("crossing cell X", x), ("low cell L", low)):
+        if c >= n:
+            raise CertificateInvalid(f"{what} {c} is off the {n}-cell grid")
+    xn, ln = rules.cell_name(x), rules.cell_name(low)
+    nvac = vacant.bit_count()
+    if x % w == low % w:
+        raise CertificateInvalid(f"crossing cell {xn} and low cell {ln} are in the same column")
+    if not (vacant >> x) & 1:
+        raise CertificateInvalid(f"crossing cell {xn} is not vacant")
+    if x + w >= n:
+        raise CertificateInvalid(f"crossing cell {xn} is in the bottom row")
+    if not (vacant >> (x + w)) & 1:
+        raise CertificateInvalid(f"the cell below the crossing cell {xn} is not vacant")
+    if (x // w) % 2 != nvac % 2:
+        raise CertificateInvalid(
+            f"crossing cell {xn} is in row {x // w} (0 at the top), of the other parity than the "
+            f"{nvac} vacant cells"
+        )
+    if not (vacant >> low) & 1 or (low + w < n and (vacant >> (low + w)) & 1):
+        raise CertificateInvalid(f"low cell {ln} is not directly playable")
+    if (low // w) % 2 != 1:
+        raise CertificateInvalid(f"low cell {ln} is in row {low // w} (0 at the top), which is not odd")
+    up = low - w
+    for other, what in ((low, f"low cell {ln}"), (up, f"{rules.cell_name(up)}, the cell above the low cell")):
+        pair = _mask(x, other)
+        if not any(g & pair == pair and g & ~pair & mine == g & ~pair for g in groups):
+            raise CertificateInvalid(
+                f"no group consists of crossing cell {xn}, {what} and two stones of the controller"
+            )
+
+
 def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
     """Raise CertificateInvalid unless the kind 2 certificate holds at the canonical position
     (f, s); return the value code it proves.
@@ -1570,6 +1663,8 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
     if t == NO_THREAT:
         if nvac % 2:
             raise CertificateInvalid(f"no threat, and an odd number ({nvac}) of vacant cells")
+    elif t == COMBINATION:
+        check_combination(rules, groups, vacant, mine, *rs.combination)
     else:
         if t >= n:
             raise CertificateInvalid(f"threat cell {t} is off the {n}-cell grid")
@@ -1587,7 +1682,7 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
             )
         if not any((g >> t) & 1 and g & ~(1 << t) & mine == g & ~(1 << t) for g in groups):
             raise CertificateInvalid(f"no group consists of threat {tn} and three stones of the controller")
-    b = C4Position(rules, f, s, t)
+    b = C4Position(rules, f, s, t, rs.combination)
     for c in sorted({c for inst in rs.instances for c in inst.cells}):
         if c >= n:
             raise CertificateInvalid(f"cell {c} of an instance is off the {n}-cell grid")
@@ -1618,7 +1713,7 @@ def check_ruleset(rules: Rules, f: int, s: int, rs: RuleSet) -> int:
             raise CertificateInvalid(f"problem {names} is solved by no instance")
     if t == NO_THREAT:
         return 4 if rs.controller == 2 else 5  # first-wont-win, second-wont-win
-    return 1 if rs.controller == 1 else 2  # first-wins, second-wins
+    return 1 if rs.controller == 1 else 2  # a threat or a combination: first-wins, second-wins
 
 
 class CertificateChecker:
