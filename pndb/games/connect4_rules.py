@@ -258,16 +258,20 @@ class Applied(NamedTuple):
         problems that contain square s."""
         out = 0
         for m in self.claims:
-            sel = -1
-            for s in _cells(m):
-                sel &= through[s]
-            out |= sel
+            out |= _all_through(m, through)
         for cols in self.above_all:
             sel = -1
             for m in cols:
                 sel &= _any_through(m, through)
             out |= sel
         return out
+
+
+def _all_through(m, through):
+    out = -1
+    for s in _cells(m):
+        out &= through[s]
+    return out
 
 
 def _any_through(m, through):
@@ -844,7 +848,7 @@ def _find_python(bd, problems, opponent, rules, rng, max_nodes):
             through[s] |= 1 << p
     applied, masks = [], []
     for x in instances(bd, opponent):
-        m = x.solved(through) if x.instance.rule in rules else 0
+        m = x.solved(through) if x.instance.rule in rules and _useful(x, through) else 0
         if m:
             applied.append(x)
             masks.append(m)
@@ -856,6 +860,14 @@ def _find_python(bd, problems, opponent, rules, rng, max_nodes):
     if chosen is None:
         return None
     return [(applied[i].instance, masks[i]) for i in chosen]
+
+
+def _useful(x, through):
+    """Whether the search tries the instance: not a Specialbefore whose own claim (its extra
+    square with every successor) solves nothing; what else it solves, the Baseinverse (s0, x)
+    and its parts solve too, but for Vertical parts with an even upper square. Leaving those
+    out only weakens the search (many Specialbefores, and early positions, cost twice the time)."""
+    return x.instance.rule != Rule.SPECIALBEFORE or _all_through(x.claims[0], through) != 0
 
 
 _LINES_NP = {}  # (width, height) -> the groups as a uint64 array
@@ -1431,6 +1443,16 @@ def _nb_specialbefores(
             for j in range(playable.shape[0]):
                 xs = playable[j]
                 if colset >> (xs % w) & 1:
+                    continue
+                useful = False  # as _useful: its own claim (x, successors) solves a problem
+                for wd in range(through.shape[1]):
+                    sel = ~_U0
+                    y = _b(xs) | succ
+                    while y != _U0:
+                        sel &= through[_lowest(y), wd]
+                        y &= y - _U1
+                    useful = useful or sel != _U0
+                if not useful:
                     continue
                 for code in range(total):
                     rest = code
