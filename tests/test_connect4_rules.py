@@ -58,7 +58,8 @@ def check_verdict(game, a, b, verdict):
 
 def checks_in_bytes(game, a, b, verdict):
     """The certificate survives bytes and the checker, which finds the verdict's value."""
-    return cr.check_certificate(game, a, b, cr.decode_certificate(cr.encode_certificate(verdict))) == verdict.value
+    cert = cr.decode_certificate(cr.encode_certificate(verdict))
+    return cert == verdict.certificate and cr.check_certificate(game, a, b, cert) == verdict.value
 
 
 def dead_cells(w, threat):
