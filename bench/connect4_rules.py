@@ -6,6 +6,11 @@ Positions: every reachable position (--all; small boards only) or those of rando
 avoid winning moves, cut after a random number of stones (--positions N). Per number of stones:
 positions, how many the rules decide, and which values.
 
+With --old: each position is also evaluated as before Specialbefore and threat combinations
+(the rules without Specialbefore, no combinations), in the same run: the positions decided only
+with them, by which of the two, only without them (the search ran out of nodes), and the time
+per call of both.
+
 With --solve: whole solves instead (api.solve in a fresh temporary database, --max-seconds
 each), one per setting of --limits (MAX_EMPTY:NODES, the C4_RULES_* constants of
 pndb/games/spec.py), plus one without knowledge with --compare; --python evaluates with the plain
@@ -13,6 +18,7 @@ Python rules (the state before the numba kernels). Per solve: value, seconds, ex
 the rules' calls, decided positions and seconds.
 
     python bench/connect4_rules.py connect4:4x4 --all --check
+    python bench/connect4_rules.py connect4:5x4 --all --check --old
     python bench/connect4_rules.py connect4:7x6 --positions 2000 --min-stones 20
     python bench/connect4_rules.py connect4:7x6 --positions 1000 --min-stones 8 --max-stones 30 --python
     python bench/connect4_rules.py connect4:6x4 --solve --limits 24:2000,42:20000 --compare
@@ -39,6 +45,22 @@ AGREES = {
     cr.FIRST_WONT_WIN: lambda v: v <= 0,
     cr.SECOND_WONT_WIN: lambda v: v >= 0,
 }
+
+
+OLD_RULES = cr.ALL_RULES - {cr.Rule.SPECIALBEFORE}
+
+
+def _change(before, after):
+    """How the verdict changed with Specialbefore and threat combinations."""
+    if after.value is None:
+        return "lost" if before.value is not None else "same"
+    if before.value == after.value:
+        return "same"
+    if isinstance(after.certificate.threat, cr.Combination):
+        return "combination" if before.value is None else "stronger"
+    if before.value is None and any(i.rule == cr.Rule.SPECIALBEFORE for i in after.certificate.instances):
+        return "specialbefore"
+    return "changed"
 
 
 def random_positions(rg, count, min_stones, seed, max_stones=99):
@@ -110,6 +132,7 @@ def main():
     ap.add_argument("--compare", action="store_true", help="--solve also without knowledge")
     ap.add_argument("--python", action="store_true", help="the plain Python rules (before numba)")
     ap.add_argument("--max-seconds", type=float, default=300)
+    ap.add_argument("--old", action="store_true", help="also evaluate without Specialbefore and combinations")
     args = ap.parse_args()
     if args.solve:
         return solve(args)
@@ -122,15 +145,32 @@ def main():
     cr.evaluate(game, 0, 0, compiled=not args.python)  # compile (or load) the kernels before timing
     rows = defaultdict(Counter)
     verdicts = []
+    old, old_seconds = Counter(), 0.0
     start = time.perf_counter()
     for a, b in positions:
+        if args.old:
+            t = time.perf_counter()
+            before = cr.evaluate(
+                game, a, b, OLD_RULES, max_nodes=args.max_nodes, compiled=not args.python, combinations=False
+            )
+            old_seconds += time.perf_counter() - t
         verdict = cr.evaluate(game, a, b, max_nodes=args.max_nodes, compiled=not args.python)
+        if args.old:
+            old[_change(before, verdict)] += 1
         row = rows[(a | b).bit_count()]
         row["positions"] += 1
         row[verdict.value or "none"] += 1
         if verdict.value is not None:
             verdicts.append((a, b, verdict))
-    elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - start - old_seconds
+    if args.old:
+        n = len(positions)
+        print(
+            f"without Specialbefore and combinations: {1000 * old_seconds / n:.3f} ms each; "
+            f"decided only with them: {old['specialbefore']} by a Specialbefore, {old['combination']} by a "
+            f"threat combination; a won't-win before, a win by a threat combination now: {old['stronger']}; "
+            f"decided only without them: {old['lost']}; other verdicts changed: {old['changed']}"
+        )
     print(
         f"{args.spec}: {len(positions)} positions, {len(verdicts)} decided, "
         f"{len(positions) / elapsed:.0f} positions/s, {1000 * elapsed / len(positions):.3f} ms each "

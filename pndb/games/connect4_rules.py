@@ -5,11 +5,12 @@ Amsterdam, 1988 (report IR-163), chapters 5 to 9. In a position where one player
 *opponent*, O) is to move and the number of empty squares is even, the other player (the
 *controller* of the zugzwang, C) may answer every move of O so that the squares are taken in
 pairs. A set of rule instances (Claimeven, Baseinverse, Vertical, Aftereven, Lowinverse,
-Highinverse, Baseclaim, Before) that are pairwise compatible (thesis table 7.4) and together
+Highinverse, Baseclaim, Before, Specialbefore) that are pairwise compatible (thesis table 7.4) and together
 *solve* (refute) every group O could still complete proves that O does not win (section 5.4,
 "house of cards"; section 8.1). With an odd number of empty squares, C needs an odd threat
 (section 8.2): the rules then work on the board without the threat column from the square
-below the threat up, and C wins. With pndb's first player as White, on boards with an even
+below the threat up, and C wins. A threat combination (8.3, 8.4) serves the same way: the rules
+then work on the board without its two columns. With pndb's first player as White, on boards with an even
 number of squares (7 x 6):
 
 - White to move, Black controls: ``first-wont-win`` (at most a draw for White);
@@ -25,10 +26,15 @@ number remain above it), so this module calls a square even when that number is 
 heights without a threat this is exactly Allis' definition (docs/book-format.md, "Kind 2",
 defines everything precisely and outlines the proof).
 
-Left out, on purpose (a wrong value is worse than no value):
+Restricted or left out, on purpose (a wrong value is worse than no value):
 
-- Specialbefore (section 6.9): its compatibility note N.B. (ii) is informal.
-- Threat combinations (sections 8.3, 8.4): the thesis states their claims without proof.
+- Specialbefore (section 6.9): its extra playable square lies in none of the columns of the
+  group's empty squares, and its two special squares are shared with no other instance (N.B.
+  (ii) of table 7.4, read strictly).
+- Threat combinations (sections 8.3, 8.4), whose claims the thesis states without proof: only
+  the first kind (the even square above the odd one) and only when the lower square of the
+  other column is directly playable, where the docs argue it; the win condition is the
+  combination alone, not Allis' extra claims (8.4, items 1 to 6).
 - Where table 7.4 allows more than disjointness in a few places, this module asks for more
   (see :func:`compatible`): every accepted set is one Allis accepts, so it is at most weaker.
 - Allis' remark (9.2) that a chosen set with an Aftereven proves a win for Black.
@@ -71,6 +77,16 @@ class Rule(IntEnum):
     HIGHINVERSE = 6
     BASECLAIM = 7
     BEFORE = 8
+    SPECIALBEFORE = 9
+
+
+class Combination(NamedTuple):
+    """A threat combination as win condition (thesis 8.4, first kind, restricted): the crossing
+    cell ``x`` and the directly playable cell ``low`` of the other column, with groups of the
+    controller through (x, low) and (x, above(low)) (docs/book-format.md, "Kind 2")."""
+
+    x: int
+    low: int
 
 
 class Instance(NamedTuple):
@@ -81,11 +97,11 @@ class Instance(NamedTuple):
 
 
 class Certificate(NamedTuple):
-    """A chosen set: the controller (1 first player, 2 second player), the odd threat of a win
-    condition (NO_THREAT for none) and the rule instances."""
+    """A chosen set: the controller (1 first player, 2 second player), the win condition (a
+    threat cell, a Combination, or NO_THREAT for none) and the rule instances."""
 
     controller: int
-    threat: int
+    threat: object
     instances: tuple
 
 
@@ -113,7 +129,9 @@ class Board(NamedTuple):
     """The geometry of a Connect Four board and the part of it the rules may use: the
     *region*, every empty square except, under a win condition, those of the threat column from
     the square below the threat up (thesis 8.2: "the rules can only be applied on the board
-    without the column in which White has his odd threat")."""
+    without the column in which White has his odd threat"), and under a threat combination also
+    the whole column of its low cell (9.2: "without one (odd threat) or two columns (threat
+    combination)")."""
 
     width: int
     height: int
@@ -170,8 +188,9 @@ _LINES = {}  # game spec -> its groups, once the game is known to be Connect Fou
 
 def board_of(game, a, b, threat=-1):
     """The Board of a Connect Four position (``game``: a pndb Game), its region cut below
-    ``threat`` when one is given. ValueError when the game is not Connect Four (gravity, the
-    full grid, the groups of four as win patterns, no disc cap, no rule on the first stone)."""
+    ``threat`` (a cell or a Combination) when one is given. ValueError when the game is not
+    Connect Four (gravity, the full grid, the groups of four as win patterns, no disc cap, no
+    rule on the first stone)."""
     w, h = game.width, game.height
     if game.spec not in _LINES:
         lines = _lines(w, h)
@@ -186,6 +205,11 @@ def board_of(game, a, b, threat=-1):
         _LINES[game.spec] = lines
     region = ((1 << w * h) - 1) & ~(a | b)
     top = [0] * w
+    if isinstance(threat, Combination):
+        for s in range(threat.low % w, threat.low + 1, w):
+            region &= ~(1 << s)
+        top[threat.low % w] = threat.low // w + 1
+        threat = threat.x
     if threat >= 0:
         col, under = threat % w, threat // w + 1
         top[col] = under + 1
@@ -234,16 +258,20 @@ class Applied(NamedTuple):
         problems that contain square s."""
         out = 0
         for m in self.claims:
-            sel = -1
-            for s in _cells(m):
-                sel &= through[s]
-            out |= sel
+            out |= _all_through(m, through)
         for cols in self.above_all:
             sel = -1
             for m in cols:
                 sel &= _any_through(m, through)
             out |= sel
         return out
+
+
+def _all_through(m, through):
+    out = -1
+    for s in _cells(m):
+        out &= through[s]
+    return out
 
 
 def _any_through(m, through):
@@ -432,6 +460,51 @@ def before(bd, cells, pairs, opponent):
     )
 
 
+def specialbefore(bd, cells, special, pairs, opponent):
+    """Thesis 6.9. Required: a group without men of the opponent (the Specialbefore group), none
+    of whose empty squares lies in the upper row; one of its empty squares, s0, directly
+    playable; another directly playable square x. ``special`` is (s0, x), ``pairs`` the
+    Claimeven or Vertical part of each other empty square. Solutions: all groups which contain
+    x and all successors of the empty squares; all groups which contain s0 and x; all groups
+    solved by its Claimevens and Verticals. Here, as for :func:`before`, the empty squares lie in
+    different columns, and x lies in none of their columns; its special squares s0 and x are
+    never shared with another instance (:func:`compatible`)."""
+    empties = _own_group(bd, cells, opponent)
+    s0, x = special
+    if not empties or s0 not in empties or len(pairs) != len(empties) - 1:
+        return None
+    cols = {bd.col(s) for s in empties}
+    if len(cols) != len(empties) or not all(bd.empty(bd.above(s)) for s in empties):
+        return None
+    if not (bd.playable(s0) and bd.playable(x) and bd.col(x) not in cols):
+        return None
+    claims, claimevens, squares = [_bit(x, *(bd.above(s) for s in empties)), _bit(s0, x)], [], _bit(s0, x)
+    parts = [(bd.col(s0), Rule.SPECIALBEFORE, _bit(s0)), (bd.col(x), Rule.SPECIALBEFORE, _bit(x))]
+    for s, (lower, upper) in zip([s for s in empties if s != s0], pairs):
+        if upper == s and lower == bd.below(s):
+            part, kind = claimeven(bd, lower, upper), Rule.CLAIMEVEN
+            claimevens.append((lower, upper))
+            claims.append(_bit(upper))
+        elif lower == s and upper == bd.above(s):
+            part, kind = _applied(Rule.VERTICAL, (s, upper), _bit(s, upper), [_bit(s, upper)]), Rule.VERTICAL
+            claims.append(_bit(s, upper))
+        else:
+            return None
+        if part is None:
+            return None
+        parts.append((bd.col(s), kind, part.squares))
+        squares |= part.squares
+    flat = tuple(c for p in pairs for c in p)
+    return _applied(
+        Rule.SPECIALBEFORE,
+        tuple(sorted(cells)) + (s0, x) + flat,
+        squares,
+        claims,
+        claimevens=claimevens,
+        parts=parts,
+    )
+
+
 def applied_of(bd, instance, opponent):
     """The Applied form of a written instance, or None when it is not a valid instance here."""
     rule, cells = instance.rule, tuple(instance.cells)
@@ -451,6 +524,10 @@ def applied_of(bd, instance, opponent):
         if len(cells) < 6 or len(cells) % 2 or list(cells[:4]) != sorted(cells[:4]):
             return None
         return before(bd, cells[:4], list(zip(cells[4::2], cells[5::2])), opponent)
+    if rule == Rule.SPECIALBEFORE:
+        if len(cells) < 6 or len(cells) % 2 or list(cells[:4]) != sorted(cells[:4]):
+            return None
+        return specialbefore(bd, cells[:4], cells[4:6], list(zip(cells[6::2], cells[7::2])), opponent)
     if counts.get(rule) != len(cells):
         return None
     if rule == Rule.CLAIMEVEN:
@@ -471,12 +548,14 @@ def applied_of(bd, instance, opponent):
 # ------------------------------------------------------------------ compatibility (table 7.4)
 
 _INVERSES = (Rule.LOWINVERSE, Rule.HIGHINVERSE)
-_AFTER_BEFORE = (Rule.AFTEREVEN, Rule.BEFORE)
+_AFTER_BEFORE = (Rule.AFTEREVEN, Rule.BEFORE, Rule.SPECIALBEFORE)
 
 
 def compatible(bd, x, y):
-    """Thesis table 7.4, read conservatively. Both Aftereven/Before: column-wise disjoint or
-    equal (condition 3; "equal" = the same Claimeven or Vertical part). Both inverses
+    """Thesis table 7.4, read conservatively. Both Aftereven/Before/Specialbefore: column-wise
+    disjoint or equal (condition 3; "equal" = the same Claimeven or Vertical part; the two
+    special squares of a Specialbefore are never equal to a square of the other, N.B. (ii)).
+    Both inverses
     (Lowinverse/Highinverse): disjoint squares and disjoint columns (condition 4 also allows
     equal columns; not used here). An inverse with a rule that holds Claimevens (Claimeven,
     Aftereven, Before, Baseclaim): disjoint squares and no such Claimeven below the inverse
@@ -485,7 +564,7 @@ def compatible(bd, x, y):
     if x.instance.rule in _AFTER_BEFORE and y.instance.rule in _AFTER_BEFORE:
         cols = {c: (k, m) for c, k, m in x.parts}
         for c, k, m in y.parts:
-            if c in cols and cols[c][1] & m and cols[c] != (k, m):
+            if c in cols and cols[c][1] & m and (cols[c] != (k, m) or k == Rule.SPECIALBEFORE):
                 return False
         return True
     if x.squares & y.squares:
@@ -552,6 +631,25 @@ def instances(bd, opponent):
         for opts in options:
             choices = [c + [o] for c in choices for o in opts]
         found += [before(bd, cells, pairs, opponent) for pairs in choices if pairs]
+    for line in bd.lines:  # Specialbefores last: the other rules' instances keep their order
+        if line & opponent:
+            continue
+        cells = _cells(line)
+        empties = [s for s in cells if bd.empty(s)]
+        if len({bd.col(s) for s in empties}) != len(empties):
+            continue
+        for s0 in (s for s in empties if bd.playable(s)):
+            options = []
+            for s in (s for s in empties if s != s0):
+                opts = [(s, bd.above(s))] if bd.empty(bd.above(s)) else []
+                if bd.even(s) and bd.below(s) >= 0 and bd.empty(bd.below(s)):
+                    opts.append((bd.below(s), s))
+                options.append(opts)
+            choices = [[]]
+            for opts in options:
+                choices = [c + [o] for c in choices for o in opts]
+            for x in playable:
+                found += [specialbefore(bd, cells, (s0, x), pairs, opponent) for pairs in choices]
     return [x for x in found if x is not None]
 
 
@@ -609,7 +707,8 @@ class Setting(NamedTuple):
 
     controller: int  # 1 first player, 2 second player
     mine: int  # the controller's stones
-    threats: tuple  # what to try: the controller's usable threats, then NO_THREAT when allowed
+    threats: tuple  # what to try: the controller's usable threats and threat combinations, then
+    # NO_THREAT when allowed
 
 
 NO_THREAT = -1
@@ -620,14 +719,16 @@ def _setting(bd, a, b):
     the zugzwang when the number of empty squares is even (thesis 4.1, 8.1), and, with a threat
     on a square with an odd (White, thesis 4.3, 8.2) or even (Black, thesis 3.3) number of
     squares above it, whenever that leaves an even number of empty squares besides the threat
-    column from below the threat up. Threats come first (they prove a win)."""
+    column from below the threat up. Threats and then threat combinations (:func:`combinations`)
+    come first (they prove a win)."""
     empties = bd.region
     if empties == 0 or any(a & g == g or b & g == g for g in bd.lines):
         return None
     first_to_move = a.bit_count() == b.bit_count()
     controller, mine = (2, b) if first_to_move else (1, a)
     parity = empties.bit_count() % 2
-    return Setting(controller, mine, threats(bd, mine, parity) + ((NO_THREAT,) if parity == 0 else ()))
+    wins = threats(bd, mine, parity) + combinations(bd, mine, parity)
+    return Setting(controller, mine, wins + ((NO_THREAT,) if parity == 0 else ()))
 
 
 def threats(bd, mine, parity):
@@ -644,9 +745,41 @@ def threats(bd, mine, parity):
     return tuple(sorted(out))
 
 
+def combinations(bd, mine, parity):
+    """The controller's threat combinations (docs/book-format.md, "Kind 2", condition 3):
+    Combination(x, low) where x is vacant above a vacant square in a row of the given parity,
+    low is directly playable in another column in an odd row (from the top), and groups of the
+    controller need only x and low, and only x and above(low)."""
+    pairs = set()
+    for g in bd.lines:
+        rest = g & ~mine
+        if rest.bit_count() == 2 and not rest & bd.occupied:
+            p, q = _cells(rest)
+            pairs |= {(p, q), (q, p)}
+    out = []
+    for x, low in sorted(pairs):
+        if (
+            bd.row(x) % 2 == parity
+            and bd.below(x) >= 0
+            and bd.vacant(bd.below(x))
+            and bd.col(low) != bd.col(x)
+            and bd.row(low) % 2 == 1
+            and bd.playable(low)
+            and (x, bd.above(low)) in pairs
+        ):
+            out.append(Combination(x, low))
+    return tuple(out)
+
+
 def _dead(bd, threat):
-    """Squares the opponent never gets under a win condition: the threat and those above it."""
-    return sum(1 << s for s in range(threat % bd.width, threat + 1, bd.width)) if threat >= 0 else 0
+    """Squares the opponent never gets under a win condition: a threat and those above it; for
+    a threat combination, its crossing cell, the squares above the one above it, and above(low)
+    with every second square above it."""
+    w = bd.width
+    if isinstance(threat, Combination):
+        x, up = threat.x, bd.above(threat.low)
+        return _bit(x, *range(x % w, x - w, w), *range(up % w, up + 1, 2 * w))
+    return sum(1 << s for s in range(threat % w, threat + 1, w)) if threat >= 0 else 0
 
 
 def _value(controller, threat):
@@ -658,9 +791,10 @@ def _value(controller, threat):
 ALL_RULES = frozenset(Rule)
 
 
-def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000, compiled=True):
+def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000, compiled=True, combinations=True):
     """What Allis' rules prove about the position (a, b) of a Connect Four game, trying at most
-    ``max_nodes`` search nodes per win condition. For tests: only the rules in ``rules``; with
+    ``max_nodes`` search nodes per win condition. For tests: only the rules in ``rules`` and,
+    unless ``combinations`` is False, threat combinations as win conditions; with
     a random.Random ``rng``, instances are tried in a random order (so that other chosen sets
     are found); with ``compiled=False``, the plain Python definitions above do all the work
     (the compiled kernels below find the same instances in the same order and run the same
@@ -672,18 +806,22 @@ def evaluate(game, a, b, rules=ALL_RULES, rng=None, max_nodes=20000, compiled=Tr
     threat with White to move): when compatible rule instances on the board without the threat
     column from below the threat up refute every group of the player to move that does not need
     the threat or a square above it, the controller wins (``first-wins`` / ``second-wins``).
-    Then, with an even number of empty squares, without a threat: when compatible instances
+    Then likewise each threat combination (:func:`combinations`), on the board without its two
+    columns from below the crossing cell, respectively the low cell, up. Then, with an even
+    number of empty squares, without a threat: when compatible instances
     refute every group of the player to move, that player does not win (``first-wont-win`` when
     the second player controls, ``second-wont-win`` when the first does). Else ``NO_VERDICT``."""
     a, b = int(a), int(b)
     bd = board_of(game, a, b)
     if compiled and rng is None:
-        return _evaluate_compiled(bd, a, b, rules, max_nodes)
+        return _evaluate_compiled(bd, a, b, _rule_mask(rules, combinations), max_nodes)
     setting = _setting(bd, a, b)
     if setting is None:
         return NO_VERDICT
     find = _find_compiled if compiled else _find_python
     for threat in setting.threats:
+        if isinstance(threat, Combination) and not combinations:
+            continue
         bd = board_of(game, a, b, threat)
         dead = _dead(bd, threat)
         problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
@@ -710,7 +848,7 @@ def _find_python(bd, problems, opponent, rules, rng, max_nodes):
             through[s] |= 1 << p
     applied, masks = [], []
     for x in instances(bd, opponent):
-        m = x.solved(through) if x.instance.rule in rules else 0
+        m = x.solved(through) if x.instance.rule in rules and _useful(x, through) else 0
         if m:
             applied.append(x)
             masks.append(m)
@@ -724,6 +862,14 @@ def _find_python(bd, problems, opponent, rules, rng, max_nodes):
     return [(applied[i].instance, masks[i]) for i in chosen]
 
 
+def _useful(x, through):
+    """Whether the search tries the instance: not a Specialbefore whose own claim (its extra
+    square with every successor) solves nothing; what else it solves, the Baseinverse (s0, x)
+    and its parts solve too, but for Vertical parts with an even upper square. Leaving those
+    out only weakens the search (many Specialbefores, and early positions, cost twice the time)."""
+    return x.instance.rule != Rule.SPECIALBEFORE or _all_through(x.claims[0], through) != 0
+
+
 _LINES_NP = {}  # (width, height) -> the groups as a uint64 array
 
 
@@ -734,8 +880,11 @@ def _lines_np(bd):
     return lines
 
 
-def _rule_mask(rules):
-    return sum(1 << int(r) for r in rules)
+_COMBINATIONS = 1 << 10  # in a rule mask: threat combinations as win conditions
+
+
+def _rule_mask(rules, combinations=True):
+    return sum(1 << int(r) for r in rules) | (_COMBINATIONS if combinations else 0)
 
 
 def _rows(ints, solved):
@@ -748,22 +897,29 @@ def _rows(ints, solved):
     return out
 
 
-def _evaluate_compiled(bd, a, b, rules, max_nodes):
+def _evaluate_compiled(bd, a, b, rule_mask, max_nodes):
     """:func:`evaluate` without ``rng``, by one call of the kernel :func:`_nb_evaluate`."""
     controller, threat, ints, solved, problems = _nb_evaluate(
-        bd.width, bd.height, _lines_np(bd), np.uint64(a), np.uint64(b), _rule_mask(rules), max_nodes
+        bd.width, bd.height, _lines_np(bd), np.uint64(a), np.uint64(b), rule_mask, max_nodes
     )
     if controller == 0:
         return NO_VERDICT
-    return _verdict(int(controller), int(threat), _rows(ints, solved), problems.tolist())
+    return _verdict(int(controller), _win_condition(bd, int(threat)), _rows(ints, solved), problems.tolist())
+
+
+def _win_condition(bd, code):
+    """The win condition of a kernel's code: -1 NO_THREAT, a cell, or n + x * n + low for
+    Combination(x, low) (n the number of cells)."""
+    n = bd.width * bd.height
+    return Combination((code - n) // n, (code - n) % n) if code >= n else code
 
 
 def _find_compiled(bd, problems, opponent, rules, rng, max_nodes):
     """:func:`_find_python` by the numba kernels below."""
     w, h = bd.width, bd.height
     lines = _lines_np(bd)
-    cap = 2 * w * h + w * w + w * w * h * h + w**3 + 17 * len(bd.lines) + 1
-    rule_mask = _rule_mask(rules)
+    cap = _nb_cap(w, h, len(bd.lines))
+    rule_mask = _rule_mask(rules, False)
     ints, masks, solved, m = _nb_instances(
         w, h, np.uint64(bd.region), np.uint64(bd.occupied), np.uint64(opponent), np.array(bd.top, np.int64),
         lines, np.array(problems, np.uint64), rule_mask, cap,
@@ -822,18 +978,18 @@ def check_certificate(game, a, b, cert):
 #
 # The instance table: one row per instance that solves at least one problem. ``ints[i]``:
 # rule code, number of cells, the cells in the certificate's order, and the Claimeven/Vertical
-# parts of an Aftereven or Before (column, rule code); ``masks[i]``: the squares it uses, for an
-# inverse the squares below its lowest square in each of its two columns (table 7.4 condition
-# 2), the lower squares of its Claimevens, an inverse's columns as bits, and the squares of each
-# part; ``solved[i]``: the problems it solves, a bitset over problem indices. The compatibility
-# bit-matrix is filled a row at a time, when the search first tries an instance (most searches
-# stop at once, on a problem nothing solves, and never need it: the improvement of the VICTOR
-# evaluator over Allis' full node graph).
+# parts of an Aftereven, Before or Specialbefore (column, rule code; 9 for a special part);
+# ``masks[i]``: the squares it uses, for an inverse the squares below its lowest square in each
+# of its two columns (table 7.4 condition 2), the lower squares of its Claimevens, an inverse's
+# columns as bits, and the squares of each part; ``solved[i]``: the problems it solves, a bitset
+# over problem indices. The compatibility bit-matrix is filled a row at a time, when the search
+# first tries an instance (most searches stop at once, on a problem nothing solves, and never
+# need it: the improvement of the VICTOR evaluator over Allis' full node graph).
 
-_I_RULE, _I_NCELLS, _I_CELLS, _I_NPARTS, _I_PCOL, _I_PKIND = 0, 1, 2, 14, 15, 19
-_NI = 23
+_I_RULE, _I_NCELLS, _I_CELLS, _I_NPARTS, _I_PCOL, _I_PKIND = 0, 1, 2, 14, 15, 20
+_NI = 25  # up to five parts (a Specialbefore's two special parts and three others)
 _M_SQUARES, _M_INVBELOW, _M_CELOW, _M_INVCOLS, _M_PMASK = 0, 1, 2, 3, 4
-_NM = 8
+_NM = 9
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
@@ -1209,19 +1365,140 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             curm[_M_SQUARES] = sq
             curm[_M_CELOW] = celow
             count = _nb_push(ints, masks, solved, count, cur, curm, claims, k + 1, above, 0, through)
+    if rule_mask >> 9 & 1:
+        count = _nb_specialbefores(
+            w, h, region, occupied, opponent, top, lines, playable[:npl], ints, masks, solved, count, through
+        )
     return ints, masks, solved, count
+
+
+@nb.njit(cache=True)
+def _nb_specialbefores(
+    w, h, region, occupied, opponent, top, lines, playable, ints, masks, solved, count, through
+):
+    """Append the Specialbefores of :func:`instances` (rule 9, after every other instance, in
+    its order) that solve a problem; the new row count."""
+    cur = np.zeros(_NI, np.int64)
+    curm = np.zeros(_NM, np.uint64)
+    claims = np.zeros(8, np.uint64)
+    above = np.zeros(4, np.uint64)
+    cells = np.empty(4, np.int64)
+    emp = np.empty(4, np.int64)
+    oth = np.empty(3, np.int64)
+    nopt = np.empty(3, np.int64)
+    opt = np.empty((3, 2, 2), np.int64)
+    digits = np.empty(3, np.int64)
+    for li in range(lines.shape[0]):
+        line = lines[li]
+        if line & opponent != _U0:
+            continue
+        x = line
+        nc = 0
+        k = 0
+        own = True
+        while x != _U0:
+            s = _lowest(x)
+            x &= x - _U1
+            cells[nc] = s
+            nc += 1
+            if (occupied >> np.uint64(s)) & _U1 == _U0:
+                if _nb_empty(region, s):
+                    emp[k] = s
+                    k += 1
+                else:
+                    own = False
+        if not own or k == 0:
+            continue
+        colset = 0
+        succ = _U0
+        ok = True
+        for t in range(k):
+            s = emp[t]
+            if colset >> (s % w) & 1 or not _nb_empty(region, _nb_above(w, s)):
+                ok = False
+            colset |= 1 << (s % w)
+            succ |= _b(_nb_above(w, s))
+        if not ok:
+            continue
+        for i0 in range(k):
+            s0 = emp[i0]
+            if not _nb_playable(w, h, region, occupied, s0):
+                continue
+            no = 0
+            total = 1
+            for t in range(k):
+                s = emp[t]
+                if s == s0:
+                    continue
+                oth[no] = s
+                nopt[no] = 0
+                opt[no, 0, 0], opt[no, 0, 1] = s, _nb_above(w, s)
+                nopt[no] = 1
+                lo = _nb_below(w, h, s)
+                if _nb_even(w, top, s) and lo >= 0 and _nb_empty(region, lo):
+                    opt[no, 1, 0], opt[no, 1, 1] = lo, s
+                    nopt[no] = 2
+                total *= nopt[no]
+                no += 1
+            for j in range(playable.shape[0]):
+                xs = playable[j]
+                if colset >> (xs % w) & 1:
+                    continue
+                useful = False  # as _useful: its own claim (x, successors) solves a problem
+                for wd in range(through.shape[1]):
+                    sel = ~_U0
+                    y = _b(xs) | succ
+                    while y != _U0:
+                        sel &= through[_lowest(y), wd]
+                        y &= y - _U1
+                    useful = useful or sel != _U0
+                if not useful:
+                    continue
+                for code in range(total):
+                    rest = code
+                    for t in range(no - 1, -1, -1):
+                        digits[t] = rest % nopt[t]
+                        rest //= nopt[t]
+                    _nb_new(cur, curm, 9, (cells[0], cells[1], cells[2], cells[3], s0, xs))
+                    cur[_I_NCELLS] = 6 + 2 * no
+                    sq = _b(s0) | _b(xs)
+                    celow = _U0
+                    claims[0] = _b(xs) | succ
+                    claims[1] = _b(s0) | _b(xs)
+                    cur[_I_PCOL], cur[_I_PKIND], curm[_M_PMASK] = s0 % w, 9, _b(s0)
+                    cur[_I_PCOL + 1], cur[_I_PKIND + 1], curm[_M_PMASK + 1] = xs % w, 9, _b(xs)
+                    for t in range(no):
+                        s = oth[t]
+                        lo, up = opt[t, digits[t], 0], opt[t, digits[t], 1]
+                        cur[_I_CELLS + 6 + 2 * t], cur[_I_CELLS + 7 + 2 * t] = lo, up
+                        cur[_I_PCOL + 2 + t] = s % w
+                        if up == s:  # a Claimeven (lower, s)
+                            cur[_I_PKIND + 2 + t] = 1
+                            celow |= _b(lo)
+                            claims[2 + t] = _b(up)
+                        else:  # a Vertical part (s, above s)
+                            cur[_I_PKIND + 2 + t] = 3
+                            claims[2 + t] = _b(lo) | _b(up)
+                        curm[_M_PMASK + 2 + t] = _b(lo) | _b(up)
+                        sq |= _b(lo) | _b(up)
+                    cur[_I_NPARTS] = 2 + no
+                    curm[_M_SQUARES] = sq
+                    curm[_M_CELOW] = celow
+                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 2 + no, above, 0, through)
+    return count
 
 
 @nb.njit(cache=True)
 def _nb_compatible(ints, masks, x, y):
     """:func:`compatible` on rows x and y of the instance table."""
     rx, ry = ints[x, _I_RULE], ints[y, _I_RULE]
-    if (rx == 4 or rx == 8) and (ry == 4 or ry == 8):
+    if (rx == 4 or rx == 8 or rx == 9) and (ry == 4 or ry == 8 or ry == 9):
         for k in range(ints[y, _I_NPARTS]):
             for j in range(ints[x, _I_NPARTS]):
                 if ints[x, _I_PCOL + j] == ints[y, _I_PCOL + k]:
                     mx, my = masks[x, _M_PMASK + j], masks[y, _M_PMASK + k]
-                    if mx & my != _U0 and (mx != my or ints[x, _I_PKIND + j] != ints[y, _I_PKIND + k]):
+                    kx, ky = ints[x, _I_PKIND + j], ints[y, _I_PKIND + k]
+                    if mx & my != _U0 and (mx != my or kx != ky or kx == 9):
                         return False
         return True
     if masks[x, _M_SQUARES] & masks[y, _M_SQUARES] != _U0:
@@ -1333,7 +1610,8 @@ def _nb_chosen_set(ints, masks, solved, m, nproblems, max_nodes):
 def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     """:func:`evaluate` in one compiled call (numba-callable, for the inner search too):
     (controller, threat, instance rows, their solved problems, the problems) of the first
-    chosen set found, controller 0 when there is none. A threat of -1 is NO_THREAT."""
+    chosen set found, controller 0 when there is none. The threat is coded as in
+    :func:`_win_condition`."""
     n = w * h
     occupied = a | b
     full = ~_U0 if n == 64 else (_U1 << np.uint64(n)) - _U1
@@ -1350,26 +1628,51 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         controller, mine = 1, a
     opponent = occupied & ~mine
     parity = popcount(empties) % 2
-    # the win conditions to try (see threats): the controller's threats, then NO_THREAT
-    tries = np.empty(n + 1, np.int64)
+    # the win conditions to try (see threats, combinations): the controller's threats, its threat
+    # combinations (code n + x * n + low), then NO_THREAT
+    tries = np.empty(n * n + n + 1, np.int64)
     ntries = 0
     seen = _U0
+    pair = np.zeros(n, np.uint64)  # cell p -> the cells q with a group of the controller but p, q
     for g in lines:
         rest = g & ~mine
-        if rest != _U0 and rest & (rest - _U1) == _U0 and rest & occupied == _U0:
-            t = _lowest(rest)
-            below = _nb_below(w, h, t)
-            if (t // w) % 2 == parity and below >= 0 and (occupied >> np.uint64(below)) & _U1 == _U0:
-                seen |= _b(t)
+        if rest != _U0 and rest & occupied == _U0:
+            if rest & (rest - _U1) == _U0:
+                t = _lowest(rest)
+                below = _nb_below(w, h, t)
+                if (t // w) % 2 == parity and below >= 0 and (occupied >> np.uint64(below)) & _U1 == _U0:
+                    seen |= _b(t)
+            elif popcount(rest) == 2:
+                p = _lowest(rest)
+                q = _lowest(rest & (rest - _U1))
+                pair[p] |= _b(q)
+                pair[q] |= _b(p)
     while seen != _U0:
         tries[ntries] = _lowest(seen)
         seen &= seen - _U1
         ntries += 1
+    if rule_mask >> 10 & 1:
+        for x in range(n):
+            below = _nb_below(w, h, x)
+            if (x // w) % 2 != parity or below < 0 or (occupied >> np.uint64(below)) & _U1 != _U0:
+                continue
+            y = pair[x]
+            while y != _U0:
+                low = _lowest(y)
+                y &= y - _U1
+                if low % w == x % w or (low // w) % 2 != 1:
+                    continue
+                lb = _nb_below(w, h, low)
+                if lb >= 0 and (occupied >> np.uint64(lb)) & _U1 == _U0:
+                    continue
+                if (pair[x] >> np.uint64(low - w)) & _U1 != _U0:
+                    tries[ntries] = n + x * n + low
+                    ntries += 1
     if parity == 0:
         tries[ntries] = -1
         ntries += 1
     nlines = lines.shape[0]
-    cap = 2 * n + w * w + w * w * h * h + w * w * w + 17 * nlines + 1
+    cap = _nb_cap(w, h, nlines)
     top = np.zeros(w, np.int64)
     problems = np.empty(nlines, np.uint64)
     for k in range(ntries):
@@ -1377,7 +1680,22 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         region = empties
         dead = _U0
         top[:] = 0
-        if threat >= 0:
+        if threat >= n:  # a combination: the low cell's column, then the crossing cell as a threat
+            low = (threat - n) % n
+            top[low % w] = low // w + 1
+            for r in range(low // w + 1):
+                region &= ~_b(r * w + low % w)
+            for r in range(0, low // w, 2):  # above(low) and every second cell above it
+                dead |= _b(r * w + low % w)
+            x = (threat - n) // n
+            col, under = x % w, x // w + 1
+            top[col] = under + 1
+            for r in range(under + 1):
+                region &= ~_b(r * w + col)
+            dead |= _b(x)
+            for r in range(x // w - 1):
+                dead |= _b(r * w + col)
+        elif threat >= 0:
             col, under = threat % w, threat // w + 1
             top[col] = under + 1
             for r in range(under + 1):
@@ -1396,6 +1714,17 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         if status == 1:
             return controller, threat, ints[chosen], solved[chosen], problems[:np_].copy()
     return none
+
+
+@nb.njit(cache=True)
+def _nb_cap(w, h, nlines):
+    """A bound on the number of instances: Claimevens and Verticals, Baseinverses,
+    inverses, Baseclaims, Afterevens and Befores (17 a group), Specialbefores (per group with
+    e empty cells: e choices of s0, fewer than w - e + 1 of x, 2 ** (e - 1) parts)."""
+    sb = 0
+    for e in range(1, 5):
+        sb = max(sb, e * max(w - e, 0) * 2 ** (e - 1))
+    return 2 * w * h + w * w + w * w * h * h + w * w * w + (17 + sb) * nlines + 1
 
 
 ALL_RULES_MASK = _rule_mask(ALL_RULES)
@@ -1421,11 +1750,17 @@ def lines_of(game):
 # ------------------------------------------------------------------ bytes (book kind 2)
 
 
+_COMBINATION_BYTE = 254  # T of a threat combination, followed by its cells x and low
+
+
 def encode_certificate(verdict):
     """The kind 2 payload of a verdict's certificate (docs/book-format.md, "Kind 2")."""
     cert = verdict.certificate
-    threat = 255 if cert.threat == NO_THREAT else cert.threat
-    out = bytearray([cert.controller, threat, len(cert.instances)])
+    if isinstance(cert.threat, Combination):
+        out = bytearray([cert.controller, _COMBINATION_BYTE, cert.threat.x, cert.threat.low])
+    else:
+        out = bytearray([cert.controller, 255 if cert.threat == NO_THREAT else cert.threat])
+    out.append(len(cert.instances))
     for inst in cert.instances:
         out += bytes([int(inst.rule), len(inst.cells), *inst.cells])
     return bytes(out)
@@ -1433,10 +1768,14 @@ def encode_certificate(verdict):
 
 def decode_certificate(data):
     """The Certificate of a kind 2 payload; CertificateError when it is malformed."""
-    if len(data) < 3 or data[0] not in (1, 2):
+    if len(data) < 3 or data[0] not in (1, 2) or data[1] == _COMBINATION_BYTE and len(data) < 5:
         raise CertificateError("kind 2 payload: bad header")
-    pos, instances_ = 3, []
-    for _ in range(data[2]):
+    if data[1] == _COMBINATION_BYTE:
+        threat, pos = Combination(data[2], data[3]), 5
+    else:
+        threat, pos = NO_THREAT if data[1] == 255 else data[1], 3
+    instances_ = []
+    for _ in range(data[pos - 1]):
         if pos + 2 > len(data):
             raise CertificateError("kind 2 payload: truncated")
         code, m = data[pos], data[pos + 1]
@@ -1446,5 +1785,4 @@ def decode_certificate(data):
         pos += 2 + m
     if pos != len(data):
         raise CertificateError("kind 2 payload: trailing bytes")
-    threat = NO_THREAT if data[1] == 255 else data[1]
     return Certificate(data[0], threat, tuple(instances_))
