@@ -455,10 +455,6 @@ def test_compiled_equals_python(spec, count):
     assert decided >= 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tools/verify.py does not check Specialbefore (rule 9) or threat combinations (T = 254) yet",
-)
 def test_solve_with_rules_gives_verified_book(tmp_path):
     """connect4:5x4 solved with knowledge (a small inner budget, so that the outer search meets
     positions the rules decide): the database holds rule certificates, `check` accepts them,
