@@ -28,6 +28,17 @@ cap or a full board, checked first). Proof extraction needs nothing of the searc
 opponent's positions it walks every legal reply, those left out included, and at the owner's
 positions it finds the winning stone by the children's statuses (kernels.children_into).
 
+Threat sequences (without gravity; depth THREAT_DEPTH, PNDB_THREAT_DEPTH, 0: off): where the
+opponent has no threat, a position whose mover wins by a threat sequence (patterns.threat_sequence:
+stones that each make one threat, the opponent's block forced, ending in a stone that makes two)
+is decided for the mover without children, as the single-threat and double-threat cases are;
+the attacker's other moves are not tried. A position searched and found without one is marked
+so in its table entry (NO_SEQUENCE) and not asked again while the table holds it. Proof
+extraction asks the same search at an owner-to-move position whose winning child the table does
+not know (sequence_child) and walks the sequence as any proof: the owner's move at each of its
+positions, every reply of the opponent (those that do not block lose at once), so a book needs
+no certificate for it.
+
 With gravity (Connect Four) children are ordered by threats (the mover's patterns the stone
 brings to one stone from completion, counted twice, plus the opponent's patterns it takes from
 two missing), ties in the game's static order, and a child the table does not know yet starts

@@ -1,5 +1,6 @@
 """Win-pattern knowledge for placement games: the live pattern graph of a position and what
-it decides without search (dead cells, pairing strategies, forced moves, move ordering).
+it decides without search (dead cells, pairing strategies, forced moves, threat sequences,
+move ordering).
 
 A win pattern is *live* for a player while it holds no stone of the other player: that player
 could still complete it. The live pattern graph of a position has the live patterns of both
@@ -21,6 +22,9 @@ In a search, per ongoing node (a, b):
   "first at least draws"). The pairs are the book's kind-1 certificate, in the orientation of
   (a, b): call it on the canonical position to store them.
 - ``order_moves(a, b, t, moves, out)``: the children's order.
+- ``threat_sequence(own, other, stones, t, depth, levels, tried) >= 0``: the player to move
+  wins by a threat sequence (single threats, each block forced, then a double threat) of at
+  most ``depth`` of its stones; the result is its first move.
 
 A book needs an answer to every move of the strategy's opponent. Moves dropped at a node
 where that opponent moves (a dead-cell move, a move that does not block) are not in the
