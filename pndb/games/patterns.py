@@ -255,7 +255,7 @@ def new_sequence_work():
     """Scratch for threat_sequence: per level the attacker's and the defender's stones, the
     attacker's stones of the sequence so far, the single-threat moves still to try; and the
     move tried at each level."""
-    return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH, np.int64)
+    return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH + 1, np.int64)
 
 
 @nb.njit(cache=True, inline="always")
@@ -301,7 +301,10 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
     other reply leaves the attacker a completing cell; the attacker plays a stone only when
     the defender's reply leaves the game on (fewer than the disc cap stones after it, and a
     threat cell is still empty then), and the rule on the first stone binds no later stone.
-    ``levels`` and ``tried``: scratch (new_sequence_work). Without gravity only: -1 with it.
+    ``levels`` and ``tried``: scratch (new_sequence_work); after a win ``tried`` holds the
+    sequence's attacker moves, ended by -1. Without gravity only: -1 with it. A search from a
+    later position of the sequence may miss its rest (the rest's threats may build on stones
+    that are no longer the sequence's): proof extraction then searches that position.
     """
     if depth <= 0 or t.gravity[0] != 0 or stones + 2 >= t.disc_cap[0]:
         return -1
@@ -309,6 +312,8 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
     legal = empty & ~t.first_forbidden[0] if stones == 0 else empty
     double, singles = threat_moves(own, other, ZERO, legal, t)
     if double >= 0 or depth == 1:
+        tried[0] = double
+        tried[1] = -1
         return double
     levels[0, SEQ_OWN] = own
     levels[0, SEQ_OTHER] = other
@@ -333,6 +338,8 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
         gained = levels[level, SEQ_GAINED] | bit
         double, singles = threat_moves(mine, theirs, gained, t.cell_mask[0] & ~(mine | theirs), t)
         if double >= 0:
+            tried[level + 1] = double
+            tried[level + 2] = -1
             return tried[0]
         if singles != ZERO and level + 2 < depth:
             level += 1
