@@ -250,3 +250,31 @@ def test_inner_search_with_threat_sequences_agrees_and_proves(spec):
             proven, table = TI.solve_with_proof(fresh, key, q, value)
             walked += TI.walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, set())
     assert walked > 100
+
+
+@pytest.mark.parametrize("cap", [9, 10, 11, 12])
+def test_claims_stop_at_a_disc_cap(cap):
+    """mnk:5,5,4 with a disc cap (the rules as data: the reference model's and the kernel's cap
+    changed alike), on positions up to the cap, where a threat whose reply reaches it wins
+    nothing: every claim wins by minimax under the cap, and the cap leaves some unclaimed."""
+    import dataclasses
+
+    spec = "mnk:5,5,4"
+    game = load_game(spec)
+    capped = dataclasses.replace(ref(spec), name=f"{spec} cap {cap}", cap=cap, memo={})
+    t = game.tables._replace(disc_cap=np.array([cap], np.int64))
+    claims = lost = 0
+    for a, b in random_positions(spec, 300, cap - 6, cap - 1, cap):
+        if not quiet(capped, a, b):
+            continue
+        first = R.first_to_move(a, b)
+        mine, theirs = (a, b) if first else (b, a)
+        levels, tried = P.new_sequence_work()
+        own, other = np.uint64(mine), np.uint64(theirs)
+        cell = int(P.threat_sequence(own, other, (a | b).bit_count(), t, DEPTH, levels, tried))
+        lost += cell < 0 and sequence_move(game, a, b) >= 0
+        if cell >= 0:
+            claims += 1
+            na, nb = R.play(capped, a, b, cell)
+            assert R.minimax(capped, na, nb) == (1 if first else -1), (cap, a, b, cell)
+    assert claims >= 5 and lost >= 1
