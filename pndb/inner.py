@@ -28,7 +28,7 @@ cap or a full board, checked first). Proof extraction needs nothing of the searc
 opponent's positions it walks every legal reply, those left out included, and at the owner's
 positions it finds the winning stone by the children's statuses (kernels.children_into).
 
-Threat sequences (without gravity; off by default, PNDB_THREAT_DEPTH=3 turns them on): where the
+Threat sequences (without gravity; up to THREAT_DEPTH attacker moves, PNDB_THREAT_DEPTH, 0: off): where the
 opponent has no threat, a position whose mover wins by a threat sequence (patterns.threat_sequence:
 stones that each make one threat, the opponent's block forced, ending in a stone that makes two)
 is decided for the mover without children, as the single-threat and double-threat cases are;
@@ -37,11 +37,11 @@ so in its table entry (NO_SEQUENCE) and not asked again while the table holds it
 extraction asks the same search at an owner-to-move position whose winning child the table does
 not know (sequence_child) and walks the sequence as any proof: the owner's move at each of its
 positions, every reply of the opponent (those that do not block lose at once), so a book needs
-no certificate for it. Off by default because it does not pay everywhere (bench/threats.py, depth
-3 against off, whole solves with their books verified, one run on a shared 2-core machine):
-qango6:castle 57 -> 15 s, qango6:tournament 221 -> 100 s, qango7plus:tournament 64 -> 39 s,
-qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4 12 -> 10 s, but mnk:7,7,5 24 -> 43 s with
-the same inner nodes, and mnk:8,8,5 searched a third of the inner nodes in the same time.
+no certificate for it. Measured (bench/threats.py, depth 3 against off, whole solves with their
+books verified, on a shared 2-core machine): qango6:castle 57 -> 15 s, qango6:tournament 221 ->
+100 s, qango7plus:tournament 64 -> 39 s, qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4
+12 -> 10 s, mnk:7,7,5 the same (5.1 s); mnk:8,8,5 (unsolved) searches about a fifth fewer inner
+nodes a second.
 
 With gravity (Connect Four) children are ordered by threats (the mover's patterns the stone
 brings to one stone from completion, counted twice, plus the opponent's patterns it takes from
@@ -119,7 +119,7 @@ CERTIFIED = -1  # a proof record's move: knowledge (a pairing, Allis' rules) dec
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
 KNOWLEDGE_TRIAL = 2_000  # tries at one number of empty cells before judging whether knowledge pays
 KNOWLEDGE_RARE = 100  # ... it pays when at least one in this many decides the question
-THREAT_DEPTH = 0  # attacker moves of the threat sequences the search looks for; 0: off (PNDB_THREAT_DEPTH)
+THREAT_DEPTH = 3  # attacker moves of the threat sequences the search looks for; 0: off (PNDB_THREAT_DEPTH)
 
 
 class InnerJob(NamedTuple):

@@ -5,7 +5,7 @@ position of small boards and on random positions by minimax (the first move must
 player to move), and on random positions of larger boards, where minimax is too slow, by
 walking the claimed win as a proof tree: the attacker plays the kernel's move (or completes a
 pattern), the defender every legal reply, and every line must end in the attacker's win.
-The inner search with them on (they are off by default) is tested at the end.
+The inner search with them on is tested at the end (and, on by default, by every other test).
 """
 
 import random
