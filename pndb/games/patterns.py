@@ -1,5 +1,6 @@
 """Win-pattern knowledge for placement games: the live pattern graph of a position and what
-it decides without search (dead cells, pairing strategies, forced moves, move ordering).
+it decides without search (dead cells, pairing strategies, forced moves, threat sequences,
+move ordering).
 
 A win pattern is *live* for a player while it holds no stone of the other player: that player
 could still complete it. The live pattern graph of a position has the live patterns of both
@@ -21,6 +22,9 @@ In a search, per ongoing node (a, b):
   "first at least draws"). The pairs are the book's kind-1 certificate, in the orientation of
   (a, b): call it on the canonical position to store them.
 - ``order_moves(a, b, t, moves, out)``: the children's order.
+- ``threat_sequence(own, other, stones, t, depth, levels, tried) >= 0``: the player to move
+  wins by a threat sequence (single threats, each block forced, then a double threat) of at
+  most ``depth`` of its stones; the result is its first move.
 
 A book needs an answer to every move of the strategy's opponent. Moves dropped at a node
 where that opponent moves (a dead-cell move, a move that does not block) are not in the
@@ -34,7 +38,16 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from pndb.games.kernels import ONE, ZERO, first_to_move, legal_mask, play, popcount, threat_cells
+from pndb.games.kernels import (
+    ONE,
+    ZERO,
+    first_to_move,
+    legal_mask,
+    play,
+    popcount,
+    threat_cells,
+    threats_made,
+)
 
 # verdicts of forced_moves / moves_to_search
 UNDECIDED = 0  # the returned moves are the ones worth searching; the value is not known
@@ -230,6 +243,111 @@ def moves_to_search(a, b, t):
     if verdict != UNDECIDED:
         return moves, verdict
     return prune_dead(a, b, t, moves), verdict
+
+
+# ---------------------------------------------------------------- threat sequences
+
+MAX_THREAT_DEPTH = 8  # the most attacker moves a threat sequence may have
+SEQ_OWN, SEQ_OTHER, SEQ_GAINED, SEQ_TODO = 0, 1, 2, 3  # the words of a level of new_sequence_work
+
+
+def new_sequence_work():
+    """Scratch for threat_sequence: per level the attacker's and the defender's stones, the
+    attacker's stones of the sequence so far, the single-threat moves still to try; and the
+    move tried at each level."""
+    return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH + 1, np.int64)
+
+
+@nb.njit(cache=True, inline="always")
+def threat_moves(own, other, gained, legal, t):
+    """(a cell of ``legal`` where a stone of ``own`` makes threats on two cells or -1, the cells
+    of ``legal`` where it makes a threat on exactly one cell whose block makes no threat of
+    ``other``), for a position where neither player has a threat. With ``gained`` non-zero only
+    the stones that make a threat in a pattern through ``gained`` count as single threats
+    (Allis' dependency: each threat builds on the sequence's earlier stones)."""
+    makers = ZERO
+    for m in t.win_masks:
+        missing = m & ~own
+        rest = missing & (missing - ONE)
+        two = (m & other) | (rest & (rest - ONE)) == ZERO and rest != ZERO
+        makers |= missing if two and (gained == ZERO or m & gained != ZERO) else ZERO
+    makers &= legal
+    singles = ZERO
+    while makers != ZERO:
+        cell = lowest_cell(makers)
+        bit = ONE << np.uint64(cell)
+        makers ^= bit
+        made = threats_made(own, other, cell, t.masks_by_cell, t.mask_counts)
+        if made & (made - ONE) != ZERO:
+            return cell, ZERO
+        block = lowest_cell(made)
+        if made != ZERO and threats_made(other, own | bit, block, t.masks_by_cell, t.mask_counts) == ZERO:
+            singles |= bit
+    return -1, singles
+
+
+@nb.njit(cache=True)
+def threat_sequence(own, other, stones, t, depth, levels, tried):
+    """The first move of a threat sequence that wins for ``own`` (the player to move, with
+    ``stones`` stones on the board), or -1 when none of at most ``depth`` attacker moves is found.
+
+    Call it only where the game is on, the player to move cannot complete a pattern, and the
+    opponent has no threat (an empty cell completing one of its patterns). A threat sequence
+    (Allis' threat-space search, in the dependency form) is a series of the attacker's stones,
+    each making a threat on exactly one cell that the defender must take, ending with a stone
+    that makes threats on two cells. It wins whatever the defender does: the defender never
+    has a threat (it had none, the attacker's stones take none, and a block that makes one
+    breaks the sequence: such a move is not tried), so it cannot complete a pattern; every
+    other reply leaves the attacker a completing cell; the attacker plays a stone only when
+    the defender's reply leaves the game on (fewer than the disc cap stones after it, and a
+    threat cell is still empty then), and the rule on the first stone binds no later stone.
+    ``levels`` and ``tried``: scratch (new_sequence_work); after a win ``tried`` holds the
+    sequence's attacker moves, ended by -1. Without gravity only: -1 with it. A search from a
+    later position of the sequence may miss its rest (the rest's threats may build on stones
+    that are no longer the sequence's): proof extraction then searches that position.
+    """
+    if depth <= 0 or t.gravity[0] != 0 or stones + 2 >= t.disc_cap[0]:
+        return -1
+    empty = t.cell_mask[0] & ~(own | other)
+    legal = empty & ~t.first_forbidden[0] if stones == 0 else empty
+    double, singles = threat_moves(own, other, ZERO, legal, t)
+    if double >= 0 or depth == 1:
+        tried[0] = double
+        tried[1] = -1
+        return double
+    levels[0, SEQ_OWN] = own
+    levels[0, SEQ_OTHER] = other
+    levels[0, SEQ_GAINED] = ZERO
+    levels[0, SEQ_TODO] = singles
+    level = 0
+    while level >= 0:
+        todo = levels[level, SEQ_TODO]
+        if todo == ZERO:
+            level -= 1
+            continue
+        cell = lowest_cell(todo)
+        bit = ONE << np.uint64(cell)
+        levels[level, SEQ_TODO] = todo ^ bit
+        tried[level] = cell
+        if stones + 2 * (level + 1) + 2 >= t.disc_cap[0]:  # the next threat's reply ends the game
+            continue
+        mine = levels[level, SEQ_OWN]
+        theirs = levels[level, SEQ_OTHER]
+        theirs |= threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts)  # the block
+        mine |= bit
+        gained = levels[level, SEQ_GAINED] | bit
+        double, singles = threat_moves(mine, theirs, gained, t.cell_mask[0] & ~(mine | theirs), t)
+        if double >= 0:
+            tried[level + 1] = double
+            tried[level + 2] = -1
+            return tried[0]
+        if singles != ZERO and level + 2 < depth:
+            level += 1
+            levels[level, SEQ_OWN] = mine
+            levels[level, SEQ_OTHER] = theirs
+            levels[level, SEQ_GAINED] = gained
+            levels[level, SEQ_TODO] = singles
+    return -1
 
 
 # ---------------------------------------------------------------- move ordering

@@ -1,0 +1,280 @@
+"""Threat sequences (pndb.games.patterns.threat_sequence) against the reference model.
+
+Every win the kernel claims is checked with tests/reference.py's rules alone: on every
+position of small boards and on random positions by minimax (the first move must win for the
+player to move), and on random positions of larger boards, where minimax is too slow, by
+walking the claimed win as a proof tree: the attacker plays the kernel's move (or completes a
+pattern), the defender every legal reply, and every line must end in the attacker's win.
+The inner search with them on is tested at the end (and, on by default, by every other test).
+"""
+
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+import reference as R
+from pndb import inner
+from pndb.games import load_game
+from pndb.games import patterns as P
+
+DEPTH = 5  # attacker moves: deeper than the search's default, to reach more claims
+
+
+@cache
+def ref(spec):
+    return R.ref_game(spec)
+
+
+def quiet(g, a, b):
+    """The positions the kernel is asked about: the game is on, the player to move cannot
+    complete a pattern and the opponent has no empty cell completing one of its patterns."""
+    if R.outcome(g, a, b) != R.ONGOING:
+        return False
+    first = R.first_to_move(a, b)
+    mine, theirs = (a, b) if first else (b, a)
+    empty = [c for c in g.cells if not (a | b) >> c & 1]
+    if any(R.wins_by(g, mine, c) for c in R.legal_moves(g, a, b)):
+        return False
+    return not any(R.wins_by(g, theirs, c) for c in empty)
+
+
+def sequence_move(game, a, b, depth=DEPTH):
+    """The kernel's first move of a winning threat sequence at (a, b), or -1."""
+    first = R.first_to_move(a, b)
+    mine, theirs = (a, b) if first else (b, a)
+    levels, tried = P.new_sequence_work()
+    stones = (a | b).bit_count()
+    own, other = np.uint64(mine), np.uint64(theirs)
+    return int(P.threat_sequence(own, other, stones, game.tables, depth, levels, tried))
+
+
+def wins_after(spec, a, b, cell):
+    """Minimax: the player to move at (a, b) wins by playing ``cell``."""
+    g = ref(spec)
+    assert cell in R.legal_moves(g, a, b)
+    na, nb = R.play(g, a, b, cell)
+    return R.minimax(g, na, nb) == (1 if R.first_to_move(a, b) else -1)
+
+
+def sequence_line(game, a, b):
+    """The attacker moves of the kernel's winning threat sequence at (a, b) (empty: none)."""
+    first = R.first_to_move(a, b)
+    mine, theirs = (a, b) if first else (b, a)
+    levels, tried = P.new_sequence_work()
+    own, other = np.uint64(mine), np.uint64(theirs)
+    if P.threat_sequence(own, other, (a | b).bit_count(), game.tables, DEPTH, levels, tried) < 0:
+        return []
+    return [int(c) for c in tried[: list(tried).index(-1)]]
+
+
+def walk_win(spec, game, a, b):
+    """The number of positions walked when the attacker (to move at (a, b)) wins along the
+    kernel's sequence, or 0 when a line fails: the attacker completes a pattern when it can,
+    else plays the sequence's next move; every defender reply is walked (a reply that leaves an
+    attacker's completing cell empty ends the line once that cell is legal, by the rules)."""
+    g = ref(spec)
+    first = R.first_to_move(a, b)
+    won = R.FIRST_WON if first else R.SECOND_WON
+    line = sequence_line(game, a, b)
+    walked = 0
+    stack = [(a, b, 0)]
+    while stack:
+        a, b, step = stack.pop()
+        walked += 1
+        mine = a if first else b
+        legal = R.legal_moves(g, a, b)
+        if any(R.wins_by(g, mine, c) for c in legal):
+            continue
+        if step == len(line) or line[step] not in legal:
+            return 0
+        cell = line[step]
+        a1, b1 = R.play(g, a, b, cell)
+        if R.outcome(g, a1, b1) != R.ONGOING:
+            return 0
+        mine |= 1 << cell
+        completing = [c for c in g.cells if not (a1 | b1) >> c & 1 and R.wins_by(g, mine, c)]
+        for reply in R.legal_moves(g, a1, b1):
+            a2, b2 = R.play(g, a1, b1, reply)
+            state = R.outcome(g, a2, b2)
+            if state != R.ONGOING:
+                if state != won:
+                    return 0
+            elif any(c != reply and c in R.legal_moves(g, a2, b2) for c in completing):
+                walked += 1
+            else:
+                stack.append((a2, b2, step + 1))
+    return walked
+
+
+def random_positions(spec, count, lo, hi, seed):
+    """Distinct quiet positions of random play (players avoid completing a pattern while they
+    can): per game, the one with the most stones in lo..hi, at most a random number in lo..hi."""
+    g = ref(spec)
+    rng = random.Random(seed)
+    out = set()
+    while len(out) < count:
+        line = [(0, 0)]
+        for _ in range(rng.randint(lo, hi)):
+            a, b = line[-1]
+            if R.outcome(g, a, b) != R.ONGOING:
+                break
+            line.append(R.play(g, a, b, R.choose_move(g, rng, a, b, R.legal_moves(g, a, b), avoid_wins=True)))
+        for a, b in reversed(line[lo:]):
+            if quiet(g, a, b):
+                out.add((a, b))
+                break
+    return sorted(out)
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "mnk:4,3,3"])
+def test_every_claim_on_small_boards_wins(spec):
+    """Every quiet position reachable in play: a claimed first move wins (minimax)."""
+    g = ref(spec)
+    game = load_game(spec)
+    claims = 0
+    for a, b in R.enumerate_positions(g):
+        if not quiet(g, a, b):
+            continue
+        cell = sequence_move(game, a, b)
+        if cell >= 0:
+            claims += 1
+            assert wins_after(spec, a, b, cell), (spec, a, b, cell)
+    assert claims >= (1 if spec == "tictactoe" else 50)
+
+
+@pytest.mark.parametrize(
+    "spec, count, lo, hi",
+    [
+        ("mnk:4,4,3", 300, 6, 12),
+        ("mnk:5,4,4", 300, 10, 16),
+        ("mnk:5,5,4", 200, 15, 20),
+        ("qango6", 60, 24, 30),
+    ],
+)
+def test_claims_on_random_positions_win_by_minimax(spec, count, lo, hi):
+    """Random positions where minimax still answers quickly (boards too large to list every
+    position of)."""
+    game = load_game(spec)
+    claims = 0
+    for a, b in random_positions(spec, count, lo, hi, 7):
+        cell = sequence_move(game, a, b)
+        if cell >= 0:
+            claims += 1
+            assert wins_after(spec, a, b, cell), (spec, a, b, cell)
+    assert claims >= 5
+
+
+@pytest.mark.parametrize(
+    "spec, count, lo, hi",
+    [
+        ("mnk:5,5,4", 300, 4, 14),
+        ("mnk:7,7,5", 100, 6, 24),
+        ("qango6", 150, 4, 22),
+        ("qango6:castle", 80, 1, 16),
+        ("qango7plus", 150, 4, 24),
+        ("qango7plus:tournament", 80, 1, 16),
+        ("qango7", 60, 20, 39),
+    ],
+)
+def test_claims_on_random_positions_are_proofs(spec, count, lo, hi):
+    """Random positions of larger boards: every claim is a win tree under the reference rules
+    (qango7's up to its disc cap, 40 stones, where a threat whose reply reaches the cap wins
+    nothing)."""
+    game = load_game(spec)
+    claims = walked = 0
+    for a, b in random_positions(spec, count, lo, hi, 8):
+        if sequence_move(game, a, b) >= 0:
+            claims += 1
+            found = walk_win(spec, game, a, b)
+            assert found > 0, (spec, a, b)
+            walked += found
+    assert claims >= 5 and walked > claims
+
+
+def test_depth_one_claims_only_double_threats():
+    """With one attacker move the kernel claims exactly the positions where a stone makes two
+    threats the defender cannot both take, and a deeper search claims more."""
+    spec = "qango6"
+    g = ref(spec)
+    game = load_game(spec)
+    shallow = deep = 0
+    for a, b in random_positions(spec, 100, 8, 24, 9):
+        first = R.first_to_move(a, b)
+        mine = a if first else b
+        stones = (a | b).bit_count()
+        double = stones + 2 < game.cap and any(
+            len({d for d in R.legal_moves(g, *R.play(g, a, b, c)) if R.wins_by(g, mine | 1 << c, d)}) >= 2
+            for c in R.legal_moves(g, a, b)
+        )
+        assert (sequence_move(game, a, b, 1) >= 0) == double
+        shallow += double
+        deep += sequence_move(game, a, b, 3) >= 0
+    assert 0 < shallow < deep
+
+
+def test_threat_depth_switch(monkeypatch):
+    monkeypatch.setenv("PNDB_THREAT_DEPTH", "0")
+    assert inner.default_threat_depth() == 0
+    monkeypatch.setenv("PNDB_THREAT_DEPTH", "4")
+    assert inner.InnerSolver(load_game("mnk:4,4,3"), 100, 1).stack.threat_depth[0] == 4
+    for bad in ("x", "-1", str(P.MAX_THREAT_DEPTH + 1)):
+        monkeypatch.setenv("PNDB_THREAT_DEPTH", bad)
+        with pytest.raises(ValueError, match="PNDB_THREAT_DEPTH"):
+            inner.default_threat_depth()
+    monkeypatch.delenv("PNDB_THREAT_DEPTH")
+    assert inner.default_threat_depth() == inner.THREAT_DEPTH
+
+
+@pytest.mark.parametrize("spec", ["qango6", "mnk:5,5,4"])
+def test_inner_search_with_threat_sequences_agrees_and_proves(spec):
+    """The inner df-pn with threat sequences on: both questions of random positions against
+    minimax, and the proofs of some of them walked to finished games (the sequences come back
+    as ordinary records)."""
+    import test_inner as TI
+
+    game = load_game(spec)
+    items = TI.qango6_sample() if spec == "qango6" else TI.MORE_SAMPLES[spec]()
+    positions = [(a, b) for a, b, _ in items]
+    values = np.array([TI.minimax(spec, a, b) for a, b in positions])
+    ka, kb = TI.keys_of(game, positions)
+    solver = inner.InnerSolver(game, TI.BIG, 64, threat_depth=4)
+    for q in (0, 1):
+        pn, dn, _ = TI.search(solver, ka, kb, q)
+        TI.check_answers(pn, dn, values, q, positions, require_solved=True)
+    walked = 0
+    for (a, b), value in list(zip(positions, values))[:40]:
+        key = TI.canonical(game, a, b)
+        fresh = inner.InnerSolver(game, TI.BIG, 64, threat_depth=4)
+        for q in (0, 1):
+            proven, table = TI.solve_with_proof(fresh, key, q, value)
+            walked += TI.walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, set())
+    assert walked > 100
+
+
+@pytest.mark.parametrize("cap", [9, 10, 11, 12])
+def test_claims_stop_at_a_disc_cap(cap):
+    """mnk:5,5,4 with a disc cap (the rules as data: the reference model's and the kernel's cap
+    changed alike), on positions up to the cap, where a threat whose reply reaches it wins
+    nothing: every claim wins by minimax under the cap, and the cap leaves some unclaimed."""
+    import dataclasses
+
+    spec = "mnk:5,5,4"
+    game = load_game(spec)
+    capped = dataclasses.replace(ref(spec), name=f"{spec} cap {cap}", cap=cap, memo={})
+    t = game.tables._replace(disc_cap=np.array([cap], np.int64))
+    claims = lost = 0
+    for a, b in random_positions(spec, 300, cap - 6, cap - 1, cap):
+        if not quiet(capped, a, b):
+            continue
+        first = R.first_to_move(a, b)
+        mine, theirs = (a, b) if first else (b, a)
+        levels, tried = P.new_sequence_work()
+        own, other = np.uint64(mine), np.uint64(theirs)
+        cell = int(P.threat_sequence(own, other, (a | b).bit_count(), t, DEPTH, levels, tried))
+        lost += cell < 0 and sequence_move(game, a, b) >= 0
+        if cell >= 0:
+            claims += 1
+            na, nb = R.play(capped, a, b, cell)
+            assert R.minimax(capped, na, nb) == (1 if first else -1), (cap, a, b, cell)
+    assert claims >= 5 and lost >= 1
