@@ -218,6 +218,8 @@ CHECKS = [
     "legal_moves",  # legal moves, summed
     "search_wrong",  # moves_to_search changed the value
     "order_wrong",  # order_moves did not return the moves, or not a winning / blocking cell first
+    "threat_won",  # threat_sequence found a winning first move
+    "threat_wrong",  # ... whose child is not won for the mover in the reference
 ]
 C = {name: i for i, name in enumerate(CHECKS)}
 
@@ -239,8 +241,9 @@ def best_over(moves, a, b, code, free, jof, pow3, values, first):
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
 def check_subgame(
-    a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad
-):
+    a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad,
+    levels, tried,
+):  # fmt: skip
     """Every decision of pndb.games.patterns at every valued position, against the values."""
     k = free.shape[0]
     pow3 = np.ones(k + 1, np.int64)
@@ -355,6 +358,17 @@ def check_subgame(
         if got != legal or n != stones(legal) or misordered:
             counts[16] += 1
             bad[0], bad[1] = a, b
+        # threat sequences, where threat_sequence may be asked: no win now, no opponent threat
+        if wins == 0 and blocks == 0:
+            m = P.threat_sequence(own, opp, stones(a | b), t, P.MAX_THREAT_DEPTH, levels, tried)
+            if m >= 0:
+                counts[17] += 1
+                child = UNKNOWN
+                if legal & (np.uint64(1) << np.uint64(m)) != 0:
+                    child = values[code + pow3[jof[m]] * (1 if first else 2)]
+                if child == UNKNOWN or (child if first else -child) != 1:
+                    counts[18] += 1
+                    bad[0], bad[1] = a, b
 
 
 def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET):
@@ -363,9 +377,10 @@ def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET):
     minimal = np.array(sorted(R.bits(p) for p in g.minimal_patterns), np.uint64)
     counts = np.zeros(len(CHECKS), np.int64)
     bad = np.zeros(2, np.uint64)
+    levels, tried = P.new_sequence_work()
     check_subgame(
         np.uint64(a0), np.uint64(b0), free, masks, minimal, cap, cells, below, first_allowed, g.gravity,
-        values, load_game(spec).tables, budget, counts, bad,
+        values, load_game(spec).tables, budget, counts, bad, levels, tried,
     )  # fmt: skip
     out = dict(zip(CHECKS, (int(x) for x in counts)))
     wrong = {k: n for k, n in out.items() if k.endswith("wrong") or k == "bad_certificate"}
@@ -410,7 +425,8 @@ def random_position(g, rng, empties):
 
 @pytest.mark.parametrize("spec", ["tictactoe", "mnk:4,4,3", "mnk:4,4,4", "connect4:4x4"])
 def test_every_position_of_small_boards(spec):
-    """Every reachable position: pairings, dead cells, forced moves, pruned move sets, order."""
+    """Every reachable position: pairings, dead cells, forced moves, pruned move sets, order,
+    threat sequences."""
     g = R.ref_game(spec)
     free, values = solve_positions(g)
     if spec == "tictactoe":
@@ -419,10 +435,10 @@ def test_every_position_of_small_boards(spec):
     print(spec, out)
     assert out["positions"] == int(np.count_nonzero(values != UNKNOWN))
     assert out["forced_won"] and out["forced_narrowed"]
-    if g.gravity:  # no pairing, no dead-cell pruning under gravity
-        assert out["pairing_first"] == out["pairing_second"] == out["dead_pruned"] == 0
+    if g.gravity:  # no pairing, no dead-cell pruning, no threat sequence under gravity
+        assert out["pairing_first"] == out["pairing_second"] == out["dead_pruned"] == out["threat_won"] == 0
     else:
-        assert out["pairing_first"] and out["pairing_second"] and out["dead_pruned"]
+        assert out["pairing_first"] and out["pairing_second"] and out["dead_pruned"] and out["threat_won"]
 
 
 ENDGAMES = [
@@ -453,6 +469,7 @@ def test_random_endgames(spec, empties, roots):
         and total["pairing_second"]
         and total["dead_pruned"]
         and total["forced_narrowed"]
+        and (total["threat_won"] or spec == "qango7")  # qango7: the disc cap is too near for one
     )
 
 
