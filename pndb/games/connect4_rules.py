@@ -436,8 +436,25 @@ def before(bd, cells, pairs, opponent):
         return None
     if not all(bd.empty(bd.above(s)) for s in empties):
         return None
+    found = _parts_of_pairs(bd, zip(empties, pairs))
+    if found is None:
+        return None
+    claims, claimevens, parts, squares = found
+    if not any(kind == Rule.VERTICAL for _, kind, _ in parts):
+        return None
+    claims.append(_bit(*(bd.above(s) for s in empties)))
+    flat = tuple(c for p in pairs for c in p)
+    return _applied(
+        Rule.BEFORE, tuple(sorted(cells)) + flat, squares, claims, claimevens=claimevens, parts=parts
+    )
+
+
+def _parts_of_pairs(bd, pairs_of):
+    """The parts of a Before or Specialbefore from (empty square s, pair) items: each pair is
+    the Claimeven (below(s), s) or the Vertical part (s, above(s)). (claims, claimevens, parts,
+    squares), or None when a pair is neither or its Claimeven is not valid."""
     claims, claimevens, parts, squares = [], [], [], 0
-    for s, (lower, upper) in zip(empties, pairs):
+    for s, (lower, upper) in pairs_of:
         if upper == s and lower == bd.below(s):
             part, kind = claimeven(bd, lower, upper), Rule.CLAIMEVEN
             claimevens.append((lower, upper))
@@ -451,13 +468,7 @@ def before(bd, cells, pairs, opponent):
             return None
         parts.append((bd.col(s), kind, part.squares))
         squares |= part.squares
-    if not any(kind == Rule.VERTICAL for _, kind, _ in parts):
-        return None
-    claims.append(_bit(*(bd.above(s) for s in empties)))
-    flat = tuple(c for p in pairs for c in p)
-    return _applied(
-        Rule.BEFORE, tuple(sorted(cells)) + flat, squares, claims, claimevens=claimevens, parts=parts
-    )
+    return claims, claimevens, parts, squares
 
 
 def specialbefore(bd, cells, special, pairs, opponent):
@@ -478,22 +489,13 @@ def specialbefore(bd, cells, special, pairs, opponent):
         return None
     if not (bd.playable(s0) and bd.playable(x) and bd.col(x) not in cols):
         return None
-    claims, claimevens, squares = [_bit(x, *(bd.above(s) for s in empties)), _bit(s0, x)], [], _bit(s0, x)
-    parts = [(bd.col(s0), Rule.SPECIALBEFORE, _bit(s0)), (bd.col(x), Rule.SPECIALBEFORE, _bit(x))]
-    for s, (lower, upper) in zip([s for s in empties if s != s0], pairs):
-        if upper == s and lower == bd.below(s):
-            part, kind = claimeven(bd, lower, upper), Rule.CLAIMEVEN
-            claimevens.append((lower, upper))
-            claims.append(_bit(upper))
-        elif lower == s and upper == bd.above(s):
-            part, kind = _applied(Rule.VERTICAL, (s, upper), _bit(s, upper), [_bit(s, upper)]), Rule.VERTICAL
-            claims.append(_bit(s, upper))
-        else:
-            return None
-        if part is None:
-            return None
-        parts.append((bd.col(s), kind, part.squares))
-        squares |= part.squares
+    found = _parts_of_pairs(bd, zip([s for s in empties if s != s0], pairs))
+    if found is None:
+        return None
+    own_claims, claimevens, own_parts, own_squares = found
+    claims = [_bit(x, *(bd.above(s) for s in empties)), _bit(s0, x)] + own_claims
+    parts = [(bd.col(s0), Rule.SPECIALBEFORE, _bit(s0)), (bd.col(x), Rule.SPECIALBEFORE, _bit(x))] + own_parts
+    squares = _bit(s0, x) | own_squares
     flat = tuple(c for p in pairs for c in p)
     return _applied(
         Rule.SPECIALBEFORE,
