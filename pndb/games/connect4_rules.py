@@ -1013,6 +1013,29 @@ def _nb_empty(region, s):
 
 
 @nb.njit(cache=True, inline="always")
+def _nb_group_cells(line, occupied, region, cells, emp):
+    """The group's cells into ``cells`` and its vacant cells into ``emp``: (number of cells,
+    number of vacant cells), the latter -1 when a vacant cell lies outside the region (the
+    group cannot be a Before or Specialbefore group then)."""
+    nc = 0
+    k = 0
+    own = True
+    x = line
+    while x != _U0:
+        s = _lowest(x)
+        x &= x - _U1
+        cells[nc] = s
+        nc += 1
+        if (occupied >> np.uint64(s)) & _U1 == _U0:
+            if _nb_empty(region, s):
+                emp[k] = s
+                k += 1
+            else:
+                own = False
+    return nc, k if own else -1
+
+
+@nb.njit(cache=True, inline="always")
 def _nb_below(w, h, s):
     return s + w if s // w < h - 1 else -1
 
@@ -1261,22 +1284,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
         line = lines[li]
         if line & opponent != _U0:
             continue
-        x = line
-        nc = 0
-        own = True
-        k = 0
-        while x != _U0:
-            s = _lowest(x)
-            x &= x - _U1
-            cells[nc] = s
-            nc += 1
-            if (occupied >> np.uint64(s)) & _U1 == _U0:
-                if _nb_empty(region, s):
-                    emp[k] = s
-                    k += 1
-                else:
-                    own = False
-        if not own or k == 0:
+        nc, k = _nb_group_cells(line, occupied, region, cells, emp)
+        if k <= 0:
             continue
         if rule_mask >> 4 & 1:
             ok = True
@@ -1394,22 +1403,8 @@ def _nb_specialbefores(
         line = lines[li]
         if line & opponent != _U0:
             continue
-        x = line
-        nc = 0
-        k = 0
-        own = True
-        while x != _U0:
-            s = _lowest(x)
-            x &= x - _U1
-            cells[nc] = s
-            nc += 1
-            if (occupied >> np.uint64(s)) & _U1 == _U0:
-                if _nb_empty(region, s):
-                    emp[k] = s
-                    k += 1
-                else:
-                    own = False
-        if not own or k == 0:
+        nc, k = _nb_group_cells(line, occupied, region, cells, emp)
+        if k <= 0:
             continue
         colset = 0
         succ = _U0
