@@ -44,7 +44,7 @@ class NodeCache:
     dirty: set = field(default_factory=set)
     new_links: dict = field(default_factory=dict)  # child -> [parents] not yet committed
     new_proofs: dict = field(default_factory=dict)  # key -> Proof not yet committed
-    new_certs: list = field(default_factory=list)  # (key, Certificate) not yet committed
+    new_certs: dict = field(default_factory=dict)  # key -> [Certificate] not yet committed
     new_graphs: dict = field(default_factory=dict)  # node key -> GraphEntry not yet committed
     view: object = None
 
@@ -80,7 +80,11 @@ class NodeCache:
         self.new_proofs[key] = proof
 
     def add_certificate(self, key, cert):
-        self.new_certs.append((key, cert))
+        self.new_certs.setdefault(key, []).append(cert)
+
+    def certificates(self, key):
+        """The Certificates of ``key`` known so far (committed or not)."""
+        return self.view.certificates(key) + self.new_certs.get(key, [])
 
     def graph(self, key):
         """The GraphEntry of a node key (committed or not), or None: the table a
@@ -102,14 +106,14 @@ class NodeCache:
             nodes=[(k, self.records[k]) for k in self.dirty],
             links=links,
             proofs=self.new_proofs.items(),
-            certs=self.new_certs,
+            certs=[(k, c) for k, cs in self.new_certs.items() for c in cs],
             graphs=self.new_graphs.items(),
             meta=meta,
         )
         self.dirty.clear()
         self.new_links.clear()
         self.new_proofs.clear()
-        self.new_certs = []
+        self.new_certs.clear()
         self.new_graphs.clear()
         self.evict()
         self.view = self.store.view()

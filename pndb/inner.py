@@ -59,15 +59,17 @@ qango6:castle solve (9 to 28).
 Knowledge (with ``knowledge``): at each position it expands and each it reads a proof from, the
 search asks the game's certificate evaluator, compiled: pairing strategies without gravity,
 Allis' rules in Connect Four (knowledge_decides). A decided position gets no children, and its
-proof record says CERTIFIED: the outer search asks the game for the same certificate, with the
-same limits, and stores it for the book. Where knowledge rarely decides anything for a question
-at a number of empty cells (fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there),
-the search stops asking there (InnerSolver.count_knowledge). A position where knowledge decides
-nothing is marked so in its table entry and not asked again while the table holds it (df-pn
-enters a position many times, and reads its proof after the search); proof extraction asks a
-pairing only for the owner it can decide for. With knowledge, games without gravity also drop
-moves on dead cells (patterns.prune_dead: never better than a live move), which needs no
-certificate: proof extraction still reads every reply of the defending side.
+proof record says CERTIFIED and carries the certificate the evaluator found (its kind byte and
+payload), which the outer search stores for the book as it is: the export checks each
+certificate it writes with the game's own definitions, and `pndb check` every one stored. Where
+knowledge rarely decides anything for a question at a number of empty cells (fewer than one in
+KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there), the search stops asking there
+(InnerSolver.count_knowledge). A position where knowledge decides nothing is marked so in its
+table entry and not asked again while the table holds it (df-pn enters a position many times,
+and reads its proof after the search); proof extraction asks a pairing only for the owner it can
+decide for. With knowledge, games without gravity also drop moves on dead cells
+(patterns.prune_dead: never better than a live move), which needs no certificate: proof
+extraction still reads every reply of the defending side.
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
@@ -92,6 +94,7 @@ from numba.extending import intrinsic
 from pndb.games import kernels as K
 from pndb.games import connect4_rules as C
 from pndb.games import patterns as P
+from pndb.values import PAIRING
 
 INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 32 bits each
 NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached
@@ -104,13 +107,15 @@ KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
 # question NUMS holds numbers for, 5 + q: knowledge (at the solver's pair budget) decides nothing
 # for question q here, 7: no threat sequence (at the solver's depth) wins for the player to move
-# here, 8-63 work. An entry in use always has work >= 1, so an all-zero entry (as
-# the OS hands out pages) is empty.
+# here, 8 + q: knowledge decided question q here (in the search), 10-63 work. An entry in use
+# always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
 NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
 NO_SEQUENCE = np.uint64(1 << 7)  # META bit 7: the player to move has no threat sequence (threat_sequence)
+KNOWLEDGE_DECIDED = np.uint64(1 << 8)  # META bit 8 + q: the search's knowledge decided q here
+FLAGS = np.uint64(0x3F0)  # META bits 4-9
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
-WORK_SHIFT = np.uint64(8)
+WORK_SHIFT = np.uint64(10)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
@@ -136,13 +141,28 @@ class InnerJob(NamedTuple):
 
 
 class ProofRecords(NamedTuple):
-    """One record per owner-to-move position of the proofs found: the owner's move there."""
+    """One record per owner-to-move position of the proofs found: the owner's move there, or
+    CERTIFIED and the certificate that decides it."""
 
     key_a: np.ndarray  # uint64
     key_b: np.ndarray  # uint64
-    move: np.ndarray  # int64, a cell of the canonical position (key_a, key_b)
+    move: np.ndarray  # int64, a cell of the canonical position (key_a, key_b), or CERTIFIED
     question: np.ndarray  # int64
     proven: np.ndarray  # bool: a proof (owner: first player) or a disproof (second player)
+    certificate_size: np.ndarray  # int64: bytes of the record's certificate in certificates (0: a move)
+    certificates: np.ndarray  # uint8: the certificates of the CERTIFIED records in order, each its
+    # kind byte and payload (docs/book-format.md)
+
+
+class ProofBuffers(NamedTuple):
+    """Proof records as extract_proof appends them: arrays doubled when full, and the counts."""
+
+    key_a: np.ndarray  # uint64
+    key_b: np.ndarray  # uint64
+    move: np.ndarray  # int64
+    certificate_size: np.ndarray  # int64
+    certificates: np.ndarray  # uint8
+    used: np.ndarray  # int64[2]: records, certificate bytes
 
 
 class InnerResult(NamedTuple):
@@ -196,6 +216,7 @@ class Stack(NamedTuple):
     dn: np.ndarray
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
     cover: P.CoverWork  # ... and the rest of their scratch arrays
+    certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
     score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
     knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
@@ -221,7 +242,7 @@ def new_table(megabytes):
     )
 
 
-def new_stack(nsym, patterns, threat_depth):
+def new_stack(nsym, patterns, threat_depth, rules_lines):
     def words(*shape):
         return np.zeros(shape, np.uint64)
 
@@ -234,7 +255,9 @@ def new_stack(nsym, patterns, threat_depth):
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), marks=words(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
-        pairs=ints(P.MAX_PAIRS, 2), cover=P.new_cover_work(patterns), knowledge_tries=ints(65, 2),
+        pairs=ints(P.MAX_PAIRS, 2), cover=P.new_cover_work(patterns),
+        certificate=np.zeros(1 + max(1 + 2 * P.MAX_PAIRS, C.payload_bound(rules_lines)), np.uint8),
+        knowledge_tries=ints(65, 2),
         knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64),
         threat_depth=np.array([threat_depth], np.int64), seq_levels=levels, seq_tried=tried,
     )  # fmt: skip
@@ -345,7 +368,7 @@ def store(tab, ka, kb, q, pn, dn, work, marks):
         meta = np.uint64(LO_HI_OPEN | q << 4)
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
-    flags = meta & np.uint64(0xF0) | marks
+    flags = meta & FLAGS | marks
     goal = 2 - q
     if pn == 0:
         lo = max(lo, goal)
@@ -393,49 +416,56 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def knowledge_decides(a, b, q, t, pair_budget, tab, pairs, cover, tries, skip, everywhere):
+def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
-    the NO_VERDICT mark to store for (a, b)). Without gravity a pairing: for q0 one of the second
-    player (the first never completes a pattern: disproven), for q1 one of the first player (the
-    second never does: proven). In Connect Four Allis' rules (pndb.games.connect4_rules, on
-    positions with at most t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge;
-    else the nodes of a pairing search (the rules take theirs from t.rules_limits[0], as the
-    outer search does).
+    the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
+    wrote into st.certificate: a kind byte, then the payload of docs/book-format.md).
+    Without gravity a pairing: for q0 one of the second player (the first never completes a
+    pattern: disproven), for q1 one of the first player (the second never does: proven). In
+    Connect Four Allis' rules (pndb.games.connect4_rules, on positions with at most
+    t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge; else the nodes of a
+    pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
 
-    The search asks only at numbers of empty cells not in ``skip``, and counts the positions it
-    evaluates and their decisions by number of empty cells in ``tries``; proof extraction asks
-    ``everywhere`` (the search may have used knowledge there before it was skipped) and counts
-    nothing. A position the table has marked for q is not asked again: df-pn enters a position
-    many times, and a proof is read after its search (a table's marks are all at its solver's
-    budget)."""
+    The search asks only at numbers of empty cells not in st.knowledge_skip, and counts the
+    positions it evaluates and their decisions by number of empty cells in
+    st.knowledge_tries; proof extraction asks ``everywhere`` (the search may have used
+    knowledge there before it was skipped) and counts nothing. A position the table has
+    marked for q is not asked again: df-pn enters a position many times, and a proof is read
+    after its search (a table's marks are all at its solver's budget)."""
     if pair_budget == 0:
-        return 0, K.ZERO
+        return 0, K.ZERO, 0
     empty = K.popcount(t.cell_mask[0] & ~(a | b))
-    if skip[empty] and not everywhere:
-        return 0, K.ZERO
+    if st.knowledge_skip[empty] and not everywhere:
+        return 0, K.ZERO, 0
     gravity = t.gravity[0] == 1
     if gravity and empty > t.rules_limits[1]:
-        return 0, K.ZERO
+        return 0, K.ZERO, 0
     mark = NO_VERDICT << np.uint64(q)
     s = find(tab.recs, a, b)
     if s >= 0 and tab.recs[s, META] & mark != K.ZERO:
-        return 0, mark
+        return 0, mark, 0
+    cert = st.certificate
     if gravity:
         w = t.columns.shape[0]
-        verdict = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0])
-        found = verdict[q]
+        q0, q1, size = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0], cert[1:])
+        found = q0 if q == 0 else q1
+        cert[0] = C.CERTIFICATE_KIND
     else:
         defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-        if P.find_pairing_into(a, b, t, defender, pair_budget, pairs, cover) == P.NO_PAIRING:
-            found = 0
-        else:
-            found = -1 if q == 0 else 1
+        npairs = P.find_pairing_into(a, b, t, defender, pair_budget, st.pairs, st.cover)
+        found = 0 if npairs == P.NO_PAIRING else -1 if q == 0 else 1
+        cert[0] = PAIRING
+        cert[1] = defender
+        for i in range(max(npairs, 0)):
+            cert[2 + 2 * i] = st.pairs[i, 0]
+            cert[3 + 2 * i] = st.pairs[i, 1]
+        size = 1 + 2 * npairs
     if not everywhere:
-        tries[empty, 0] += 1
-        tries[empty, 1] += found != 0
+        st.knowledge_tries[empty, 0] += 1
+        st.knowledge_tries[empty, 1] += found != 0
     if found == 0:
-        return 0, mark
-    return found, K.ZERO
+        return 0, mark, 0
+    return found, K.ZERO, 1 + size
 
 
 @nb.njit(cache=True, inline="always")  # once per node: a call would pass every array of its tuples
@@ -467,11 +497,10 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
                 return DECIDED_FOR_MOVER
             st.marks[d] = NO_SEQUENCE
     if pair_budget != 0:  # (a call passes every array of t and st: not made for nothing)
-        decided, mark = knowledge_decides(
-            a, b, q, t, pair_budget, tab, st.pairs, st.cover, st.knowledge_tries, st.knowledge_skip, False
-        )
+        decided, mark, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st, False)
         st.marks[d] |= mark
         if decided != 0:
+            st.marks[d] |= KNOWLEDGE_DECIDED << np.uint64(q)
             return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
         if not gravity:  # moves on dead cells dropped (patterns.prune_dead), once undecided
             legal = P.prune_dead(a, b, t, legal)
@@ -671,6 +700,19 @@ def good_for_owner(state, ka, kb, q, proven, tab):
 
 
 @nb.njit(cache=True)
+def settled_by_children(n, cs, q, proven, owner):
+    """Whether the children's statuses alone settle a position for the proof's owner: one of
+    the owner's stones wins now or next, or (the other player to move) every reply loses so."""
+    for i in range(n):
+        if cs[i] != K.ONGOING and (K.OUTCOME[cs[i]] >= 2 - q) == proven:
+            if owner:
+                return True
+        elif not owner:
+            return False
+    return not owner
+
+
+@nb.njit(cache=True)
 def known_good_child(n, cs, ca, cb, q, proven, tab):
     for i in range(n):
         if good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
@@ -686,16 +728,37 @@ def grown(x, size):
 
 
 @nb.njit(cache=True)
-def appended(out_a, out_b, out_m, count, a, b, move):
-    """Append the proof record (a, b, move) to the output arrays, growing them when full."""
-    if count == out_a.shape[0]:
-        out_a = grown(out_a, 2 * count)
-        out_b = grown(out_b, 2 * count)
-        out_m = grown(out_m, 2 * count)
-    out_a[count] = a
-    out_b[count] = b
-    out_m[count] = move
-    return out_a, out_b, out_m, count + 1
+def new_proof_buffers():
+    return ProofBuffers(
+        np.empty(64, np.uint64),
+        np.empty(64, np.uint64),
+        np.empty(64, np.int64),
+        np.empty(64, np.int64),
+        np.empty(1024, np.uint8),
+        np.zeros(2, np.int64),
+    )
+
+
+@nb.njit(cache=True)
+def appended(out, a, b, move, cert, size):
+    """Append the proof record (a, b, move) with the certificate cert[:size] (size 0: none) to
+    the buffers, growing them when full."""
+    count, used = out.used[0], out.used[1]
+    if count == out.key_a.shape[0] or used + size > out.certificates.shape[0]:
+        more = out.key_a.shape[0] * (2 if count == out.key_a.shape[0] else 1)
+        room = max(out.certificates.shape[0], 2 * (used + size))
+        out = ProofBuffers(
+            grown(out.key_a, more), grown(out.key_b, more), grown(out.move, more),
+            grown(out.certificate_size, more), grown(out.certificates, room), out.used,
+        )  # fmt: skip
+    out.key_a[count] = a
+    out.key_b[count] = b
+    out.move[count] = move
+    out.certificate_size[count] = size
+    out.certificates[used : used + size] = cert[:size]
+    out.used[0] = count + 1
+    out.used[1] = used + size
+    return out
 
 
 @nb.njit(cache=True)
@@ -760,16 +823,16 @@ def sequence_child(a, b, t, st, n, ca, cb):
 
 
 @nb.njit(cache=True)
-def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m, count, pair_budget):
-    """Append to out_* the owner's move at each owner-to-move position of the proof (or
-    disproof) tree of the solved position (ka, kb), and CERTIFIED instead of a move at each
-    position knowledge decides (the caller finds the same certificate again, for the book).
+def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
+    """Append to the buffers ``out`` the owner's move at each owner-to-move position of the
+    proof (or disproof) tree of the solved position (ka, kb), and CERTIFIED with the
+    certificate instead of a move at each position knowledge decides.
 
     The proof is read from the table where it still is. Where it is not, the position is
     searched again; if the move is still not in the table after that (a small table evicts it
     while it searches), each child is searched on its own, most promising first, and the first
     one found won for the owner is taken: what a search returns never depends on the table
-    keeping it. Returns (out_a, out_b, out_m, count, nodes, table).
+    keeping it. Returns (out, nodes, table).
     """
     seen = new_set(1024)
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
@@ -792,15 +855,20 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
         known, seen = seen_before(seen, a, b)
         if known:
             continue
-        if ask != 0:
-            verdict, _ = knowledge_decides(
-                a, b, q, t, ask, tab, st.pairs, st.cover, st.knowledge_tries, st.knowledge_skip, True
-            )
-            if verdict == (1 if proven else -1):
-                out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, CERTIFIED)
-                continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
-        if K.first_to_move(a, b) == proven:
+        owner = K.first_to_move(a, b) == proven
+        # knowledge is asked where the search decided by it (for either question: a fact of one
+        # may answer the other), or where the table does not say how the search decided
+        # (positions it did not store, or evicted), unless the children decide at once (a stone
+        # of the owner that wins now or next; replies that all lose)
+        if ask != 0 and not settled_by_children(n, cs, q, proven, owner):
+            s = find(tab.recs, a, b)
+            if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
+                verdict, _, size = knowledge_decides(a, b, q, t, ask, tab, st, True)
+                if verdict == (1 if proven else -1):
+                    out = appended(out, a, b, CERTIFIED, st.certificate, size)
+                    continue
+        if owner:
             found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
                 found = sequence_child(a, b, t, st, n, ca, cb)
@@ -824,7 +892,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                         break
             if found < 0:
                 raise RuntimeError("inner proof extraction: a position taken as solved is not")
-            out_a, out_b, out_m, count = appended(out_a, out_b, out_m, count, a, b, moves[found])
+            out = appended(out, a, b, moves[found], st.certificate, 0)
             if not K.FIRST_WON <= cs[found] <= K.DRAW:  # not over yet
                 stack_a[sp] = ca[found]
                 stack_b[sp] = cb[found]
@@ -835,7 +903,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out_a, out_b, out_m
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1
-    return out_a, out_b, out_m, count, nodes, tab
+    return out, nodes, tab
 
 
 @nb.njit(cache=True)
@@ -860,52 +928,40 @@ def run_job(
     each one's proof as soon as it is solved; stop after the first proven (or disproven) one
     when asked.
 
-    Returns (pn, dn, work, count, proof arrays, proof owners, proof count, table): only the
-    first ``count`` positions were searched; the table may have grown.
+    Returns (pn, dn, work, count, proof buffers, proof owners, table): only the first
+    ``count`` positions were searched; the table may have grown.
     """
     n = keys_a.shape[0]
     pns = np.ones(n, np.int64)
     dns = np.ones(n, np.int64)
     work = np.zeros(n, np.int64)
-    out_a = np.empty(64, np.uint64)
-    out_b = np.empty(64, np.uint64)
-    out_m = np.empty(64, np.int64)
+    out = new_proof_buffers()
     owner = np.empty(64, np.bool_)
-    records = 0
     count = n
     for i in range(n):
-        pns[i], dns[i], work[i], tab = solve_one(
-            keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget, th_pn, th_dn
-        )
+        pns[i], dns[i] = numbers(tab, keys_a[i], keys_b[i], q)
+        if pns[i] == 0 or dns[i] == 0:  # solved by an earlier job: only its proof is read
+            work[i] = 1
+        else:
+            pns[i], dns[i], work[i], tab = solve_one(
+                keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget, th_pn, th_dn
+            )
         # proofs are read with knowledge whenever the search may have used them (in this job or
         # an earlier one whose table entries it reads)
         if pns[i] == 0 or dns[i] == 0:
             proven = pns[i] == 0
-            before = records
-            out_a, out_b, out_m, records, nodes, tab = extract_proof(
-                keys_a[i],
-                keys_b[i],
-                q,
-                proven,
-                t,
-                steps,
-                tab,
-                st,
-                eps,
-                out_a,
-                out_b,
-                out_m,
-                records,
-                proof_pair_budget,
+            before = out.used[0]
+            out, nodes, tab = extract_proof(
+                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out, proof_pair_budget
             )
             work[i] += nodes
-            if owner.shape[0] < out_a.shape[0]:
-                owner = grown(owner, out_a.shape[0])
-            owner[before:records] = proven
+            if owner.shape[0] < out.key_a.shape[0]:
+                owner = grown(owner, out.key_a.shape[0])
+            owner[before : out.used[0]] = proven
         if (stop_on_proof and pns[i] == 0) or (stop_on_disproof and dns[i] == 0):
             count = i + 1
             break
-    return pns, dns, work, count, out_a, out_b, out_m, owner, records, tab
+    return pns, dns, work, count, out, owner, tab
 
 
 def merged(parts):
@@ -954,7 +1010,9 @@ class InnerSolver:
         self.steps = K.step_tables(game.tables)
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
-        self.stack = new_stack(self.steps.sym_bit.shape[1], len(game.tables.win_masks), self.threat_depth)
+        t = game.tables
+        nsym = self.steps.sym_bit.shape[1]
+        self.stack = new_stack(nsym, len(t.win_masks), self.threat_depth, len(t.rules_lines))
         self.nodes = 0
 
     def run(self, job, should_stop=None):
@@ -988,7 +1046,7 @@ class InnerSolver:
         """One call of the numba job with ``budget`` nodes per position."""
         q = int(job.question)
         self.stack.knowledge_skip[:] = self.knowledge_skip[q]
-        pns, dns, work, count, pa, pb, pm, owner, records, self.table = run_job(
+        pns, dns, work, count, out, owner, self.table = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
@@ -997,9 +1055,11 @@ class InnerSolver:
         )  # fmt: skip
         self.count_knowledge(q)
         self.nodes += int(work[:count].sum())
+        records, used = (int(x) for x in out.used)
         proofs = ProofRecords(
-            key_a=pa[:records], key_b=pb[:records], move=pm[:records],
+            key_a=out.key_a[:records], key_b=out.key_b[:records], move=out.move[:records],
             question=np.full(records, q, np.int64), proven=owner[:records],
+            certificate_size=out.certificate_size[:records], certificates=out.certificates[:used],
         )  # fmt: skip
         recs = self.table.recs
         keys = zip(job.keys_a[:count], job.keys_b[:count])

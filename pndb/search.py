@@ -26,7 +26,7 @@ import numpy as np
 
 from pndb.inner import CERTIFIED, InnerJob
 from pndb.inner import INF as INNER_INF
-from pndb.values import EVALUATED, INF, NO_MOVE, Fact, Node, Status, combine, good_for
+from pndb.values import EVALUATED, INF, NO_MOVE, Certificate, Fact, Node, Status, combine, good_for
 
 COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 PROGRESS_SECONDS = 2.0
@@ -191,29 +191,35 @@ class Search:
 
     def add_proofs(self, proofs):
         """Merge the inner solver's proof records (the owner's move at each owner-to-move
-        position of its proofs) into the proof table. A record whose fact the table holds
-        already, with a move, is left as it is (its move's proof was stored with it): searches
-        that go through a proven position hand its proof back again and again."""
+        position of its proofs, or the certificate that decides it) into the proof table. A
+        record whose fact the table holds already, with a move or a certificate, is left as it
+        is (its move's proof was stored with it): searches that go through a proven position
+        hand its proof back again and again."""
         raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
-        rows = zip(proofs.move.tolist(), proofs.question.tolist(), proofs.proven.tolist())
-        for i, (move, q, proven) in enumerate(rows):
+        certs = proofs.certificates.tobytes()
+        end = 0
+        rows = zip(proofs.move.tolist(), proofs.question.tolist(), proofs.proven.tolist(),
+                   proofs.certificate_size.tolist())  # fmt: skip
+        for i, (move, q, proven, size) in enumerate(rows):
             key = raw[16 * i : 16 * i + 16]
             fact = FACTS[q, proven]
-            if move == CERTIFIED:  # a pairing decided it: the game finds the same one again
-                self.certify(key, fact)
+            start, end = end, end + size
+            if move == CERTIFIED:
+                self.add_certificate(key, fact, Certificate(certs[start], certs[start + 1 : end]))
                 continue
             old = self.cache.proof(key)
             if old.move(q) == NO_MOVE or not good_for(old.lo, old.hi, fact):
                 self.cache.put_proof(key, old.with_fact(fact, move))
 
-    def certify(self, key, fact):
-        """Store the game's certificate of ``key`` that proves ``fact``."""
-        for cert in self.game.certificates(self.game.position(key)):
-            v = self.game.certificate_value(cert)
+    def add_certificate(self, key, fact, cert):
+        """Store the inner search's certificate of ``key`` (it proves ``fact``), unless one
+        that proves it is stored already. It is not checked here: the export checks each
+        certificate it writes, and `pndb check` every one stored."""
+        for old in self.cache.certificates(key):
+            v = self.game.certificate_value(old)
             if good_for(v.lo, v.hi, fact):
-                self.cache.add_certificate(key, cert)
                 return
-        raise RuntimeError(f"no certificate for {key.hex()} although the inner search found one")
+        self.cache.add_certificate(key, cert)
 
     def update(self, start):
         """Push the change at ``start`` to every ancestor, in the game's topological order."""

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import reference as ref
 from conftest import cli
@@ -452,6 +453,15 @@ def test_compiled_equals_python(spec, count):
         if fast.value is not None:
             decided += 1
             assert cr.check_certificate(game, a, b, fast.certificate) == fast.value
+        if rules == cr.ALL_RULES and seed is None:  # what the inner search asks: its payload too
+            out = np.zeros(cr.payload_bound(len(cr.lines_of(game))), np.uint8)
+            w, h = game.tables.columns.shape
+            q0, q1, size = cr.nb_decides(w, h, cr.lines_of(game), np.uint64(a), np.uint64(b), nodes, out)
+            payload = cr.encode_certificate(fast) if fast.value is not None else b""
+            assert out[:size].tobytes() == payload, (spec, a, b)
+            claims = {None: (0, 0), cr.FIRST_WINS: (1, 1), cr.SECOND_WINS: (-1, -1)}
+            claims |= {cr.FIRST_WONT_WIN: (-1, 0), cr.SECOND_WONT_WIN: (0, 1)}
+            assert (q0, q1) == claims[fast.value], (spec, a, b)
     assert decided >= 3
 
 

@@ -31,7 +31,7 @@ from pndb.games.spec import Position
 from pndb.inner import CERTIFIED, INF, KNOWLEDGE_RARE, KNOWLEDGE_TRIAL, InnerJob, InnerSolver
 from pndb.search import SCHEMES
 from pndb.store import open_for_game
-from pndb.values import NO_MOVE, Fact, good_for
+from pndb.values import NO_MOVE, Certificate, Fact, good_for
 
 SMALL_GAMES = ["tictactoe", "mnk:4,3,3", "connect4:4x4"]
 THRESHOLD = (2, 1)  # q0: value >= first-wins, q1: value >= draw (second-wins 0 < draw 1 < first-wins 2)
@@ -494,7 +494,9 @@ def walk_proof(game, move_of, key, q, proven, done):
 def proof_moves(result, q, proven):
     """The owner's move of each record of a job's proofs, checking the records' form."""
     proofs = result.proofs
-    assert len({len(field) for field in proofs}) == 1
+    per_record = proofs._replace(certificates=proofs.move)  # every field but the certificates' bytes
+    assert len({len(field) for field in per_record}) == 1
+    assert len(proofs.certificates) == proofs.certificate_size.sum()
     assert np.all(proofs.question == q) and np.all(proofs.proven == proven)
     table = {(int(x), int(y)): int(m) for x, y, m in zip(proofs.key_a, proofs.key_b, proofs.move)}
     assert len(table) == len(proofs.key_a), "a position listed twice in one proof"
@@ -823,8 +825,9 @@ KNOWLEDGE_SAMPLES = dict(MORE_SAMPLES, qango6=qango6_sample)
 def test_inner_with_knowledge_agrees_with_minimax_and_certifies(spec):
     """With knowledge, Allis' rules (Connect Four) or pairings (placement games, where moves on
     dead cells are also dropped) decide positions inside the inner search: its answers still
-    agree with minimax for both questions, and every position its proofs mark CERTIFIED has a
-    certificate of the game that proves that answer there."""
+    agree with minimax for both questions, and every position its proofs mark CERTIFIED comes
+    with the certificate the compiled evaluator found: it holds there by the game's own
+    definitions, proves that answer, and is the one the game's Python entry finds."""
     game = load_game(spec)
     positions = [(a, b) for a, b, _ in KNOWLEDGE_SAMPLES[spec]()]
     values = np.array([minimax(spec, a, b) for a, b in positions])
@@ -836,15 +839,20 @@ def test_inner_with_knowledge_agrees_with_minimax_and_certifies(spec):
         result = solver.run(job)
         check_answers(result.pn, result.dn, values, q, positions, require_solved=True)
         proofs = result.proofs
-        for a, b, move, proven in zip(proofs.key_a, proofs.key_b, proofs.move, proofs.proven):
+        ends = np.cumsum(proofs.certificate_size)
+        assert ends[-1] == len(proofs.certificates)
+        for i, (a, b, move, proven) in enumerate(zip(proofs.key_a, proofs.key_b, proofs.move, proofs.proven)):
+            raw = proofs.certificates[ends[i] - proofs.certificate_size[i] : ends[i]].tobytes()
             if move != CERTIFIED:
+                assert raw == b""
                 continue
             certified += 1
             pos = Position(int(a), int(b))
-            fact = Fact(q, bool(proven))
-            assert any(
-                good_for(v.lo, v.hi, fact) for v in map(game.certificate_value, game.certificates(pos))
-            ), (spec, q, pos)
+            cert = Certificate(raw[0], raw[1:])
+            v = game.certificate_value(cert)
+            assert game.certificate_holds(pos, cert), (spec, q, pos)
+            assert good_for(v.lo, v.hi, Fact(q, bool(proven))), (spec, q, pos)
+            assert cert in game.certificates(pos), (spec, q, pos)
     assert solver.knowledge_stats[..., 1].sum() > 0  # knowledge decided positions in the search
     assert certified > 0
 

@@ -1728,15 +1728,74 @@ ALL_RULES_MASK = _rule_mask(ALL_RULES)
 
 
 @nb.njit(cache=True)
-def nb_decides(w, h, lines, a, b, max_nodes):
+def nb_decides(w, h, lines, a, b, max_nodes, out):
     """What :func:`evaluate` (all rules, ``max_nodes``) decides at (a, b), for the inner search:
-    (q0, q1), each 1 proven, -1 disproven, 0 open (see :func:`_value`)."""
-    controller, threat, _, _, _ = _nb_evaluate(w, h, lines, a, b, ALL_RULES_MASK, max_nodes)
+    (q0, q1, size), q0 and q1 each 1 proven, -1 disproven, 0 open (see :func:`_value`); when
+    decided, out[:size] holds the certificate's kind 2 payload, the bytes
+    :func:`encode_certificate` gives for evaluate's verdict (``out`` has room for
+    :func:`payload_bound` bytes)."""
+    controller, threat, ints, _, _ = _nb_evaluate(w, h, lines, a, b, ALL_RULES_MASK, max_nodes)
     if controller == 0:
-        return 0, 0
+        return 0, 0, 0
+    size = _nb_payload(w * h, controller, threat, ints, out)
     if threat == -1:
-        return (-1, 0) if controller == 2 else (0, 1)  # first-wont-win, second-wont-win
-    return (1, 1) if controller == 1 else (-1, -1)  # first-wins, second-wins
+        q0, q1 = (-1, 0) if controller == 2 else (0, 1)  # first-wont-win, second-wont-win
+    else:
+        q0, q1 = (1, 1) if controller == 1 else (-1, -1)  # first-wins, second-wins
+    return q0, q1, size
+
+
+def payload_bound(nlines):
+    """The most bytes of a kind 2 payload on a board with ``nlines`` groups: each instance of a
+    chosen set solves a problem of its own (the search adds none that solves nothing new)."""
+    return 5 + nlines * (2 + _NI)
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_row_before(x, y):
+    """Whether instance row x sorts before row y: by rule, then cells, as tuples compare."""
+    if x[_I_RULE] != y[_I_RULE]:
+        return x[_I_RULE] < y[_I_RULE]
+    for i in range(min(x[_I_NCELLS], y[_I_NCELLS])):
+        if x[_I_CELLS + i] != y[_I_CELLS + i]:
+            return x[_I_CELLS + i] < y[_I_CELLS + i]
+    return x[_I_NCELLS] < y[_I_NCELLS]
+
+
+@nb.njit(cache=True)
+def _nb_payload(n, controller, threat, rows, out):
+    """Write the kind 2 payload of a chosen set (instance rows, win condition coded as in
+    :func:`_win_condition` for n cells) into out, instances sorted as :func:`_verdict` sorts
+    them; its length."""
+    out[0] = controller
+    if threat >= n:
+        out[1] = _COMBINATION_BYTE
+        out[2] = (threat - n) // n
+        out[3] = (threat - n) % n
+        k = 4
+    else:
+        out[1] = 255 if threat == -1 else threat
+        k = 2
+    m = rows.shape[0]
+    out[k] = m
+    k += 1
+    order = np.arange(m)
+    for i in range(1, m):  # insertion sort: a chosen set has a few dozen instances at most
+        j = i
+        while j > 0 and _nb_row_before(rows[order[j]], rows[order[j - 1]]):
+            order[j], order[j - 1] = order[j - 1], order[j]
+            j -= 1
+    for i in order:
+        row = rows[i]
+        if k + 2 + row[_I_NCELLS] > out.shape[0]:
+            raise ValueError("a chosen set larger than payload_bound")
+        out[k] = row[_I_RULE]
+        out[k + 1] = row[_I_NCELLS]
+        k += 2
+        for c in range(row[_I_NCELLS]):
+            out[k] = row[_I_CELLS + c]
+            k += 1
+    return k
 
 
 def lines_of(game):
