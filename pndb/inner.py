@@ -447,8 +447,7 @@ def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
     cert = st.certificate
     if gravity:
         w = t.columns.shape[0]
-        q0, q1, size = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0], cert[1:])
-        found = q0 if q == 0 else q1
+        found, size = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0], q, cert[1:])
         cert[0] = C.CERTIFICATE_KIND
     else:
         defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST

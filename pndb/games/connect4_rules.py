@@ -883,10 +883,11 @@ def _lines_np(bd):
 
 
 _COMBINATIONS = 1 << 10  # in a rule mask: threat combinations as win conditions
+_NO_THREAT = 1 << 11  # ... and, last, the position without a threat (NO_THREAT)
 
 
 def _rule_mask(rules, combinations=True):
-    return sum(1 << int(r) for r in rules) | (_COMBINATIONS if combinations else 0)
+    return sum(1 << int(r) for r in rules) | (_COMBINATIONS if combinations else 0) | _NO_THREAT
 
 
 def _rows(ints, solved):
@@ -1665,7 +1666,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
                 if (pair[x] >> np.uint64(low - w)) & _U1 != _U0:
                     tries[ntries] = n + x * n + low
                     ntries += 1
-    if parity == 0:
+    if parity == 0 and rule_mask >> 11 & 1:
         tries[ntries] = -1
         ntries += 1
     nlines = lines.shape[0]
@@ -1728,21 +1729,25 @@ ALL_RULES_MASK = _rule_mask(ALL_RULES)
 
 
 @nb.njit(cache=True)
-def nb_decides(w, h, lines, a, b, max_nodes, out):
-    """What :func:`evaluate` (all rules, ``max_nodes``) decides at (a, b), for the inner search:
-    (q0, q1, size), q0 and q1 each 1 proven, -1 disproven, 0 open (see :func:`_value`); when
-    decided, out[:size] holds the certificate's kind 2 payload, the bytes
-    :func:`encode_certificate` gives for evaluate's verdict (``out`` has room for
-    :func:`payload_bound` bytes)."""
-    controller, threat, ints, _, _ = _nb_evaluate(w, h, lines, a, b, ALL_RULES_MASK, max_nodes)
+def nb_decides(w, h, lines, a, b, max_nodes, q, out):
+    """What :func:`evaluate` (all rules, ``max_nodes``) decides about question q at (a, b), for
+    the inner search: (1 proven, -1 disproven or 0 open, size); when decided, out[:size] holds
+    the certificate's kind 2 payload, the bytes :func:`encode_certificate` gives for evaluate's
+    verdict (``out`` has room for :func:`payload_bound` bytes).
+
+    The win condition NO_THREAT, tried last, is left out where its verdict cannot answer q:
+    with the second player controlling it shows first-wont-win, which answers q0 only; with
+    the first, second-wont-win, which answers q1 only (see :func:`_value`). A threat's verdict
+    (first-wins, second-wins) answers both."""
+    controller = 2 if popcount(a) == popcount(b) else 1
+    mask = ALL_RULES_MASK if (controller == 2) == (q == 0) else ALL_RULES_MASK & ~_NO_THREAT
+    controller, threat, ints, _, _ = _nb_evaluate(w, h, lines, a, b, mask, max_nodes)
     if controller == 0:
-        return 0, 0, 0
+        return 0, 0
     size = _nb_payload(w * h, controller, threat, ints, out)
     if threat == -1:
-        q0, q1 = (-1, 0) if controller == 2 else (0, 1)  # first-wont-win, second-wont-win
-    else:
-        q0, q1 = (1, 1) if controller == 1 else (-1, -1)  # first-wins, second-wins
-    return q0, q1, size
+        return (-1 if controller == 2 else 1), size  # first-wont-win (q0), second-wont-win (q1)
+    return (1 if controller == 1 else -1), size  # first-wins, second-wins
 
 
 def payload_bound(nlines):
