@@ -713,10 +713,20 @@ def settled_by_children(n, cs, q, proven, owner):
 
 @nb.njit(cache=True)
 def known_good_child(n, cs, ca, cb, q, proven, tab):
+    """The child known won for the proof's owner with the least proof to read: one whose
+    status decides it, else the one proven with the least work recorded in the table (a
+    search that took fewer nodes leaves a smaller proof); -1 when none is known."""
+    best = -1
+    least = EMPTY
     for i in range(n):
-        if good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
-            return i
-    return -1
+        if cs[i] != K.ONGOING:
+            if good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+                return i
+        elif good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+            work = tab.recs[find(tab.recs, ca[i], cb[i]), META] >> WORK_SHIFT
+            if work < least:
+                best, least = i, work
+    return best
 
 
 @nb.njit(cache=True)
