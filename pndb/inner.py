@@ -699,11 +699,11 @@ def good_for_owner(state, ka, kb, q, proven, tab):
 
 
 @nb.njit(cache=True)
-def settled_by_children(n, cs, q, proven, owner):
+def settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
     """Whether the children's statuses alone settle a position for the proof's owner: one of
     the owner's stones wins now or next, or (the other player to move) every reply loses so."""
     for i in range(n):
-        if cs[i] != K.ONGOING and (K.OUTCOME[cs[i]] >= 2 - q) == proven:
+        if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
             if owner:
                 return True
         elif not owner:
@@ -717,15 +717,15 @@ def known_good_child(n, cs, ca, cb, q, proven, tab):
     status decides it, else the one proven with the least work recorded in the table (a
     search that took fewer nodes leaves a smaller proof); -1 when none is known."""
     best = -1
-    least = EMPTY
+    least = NO_LIMIT
     for i in range(n):
+        if not good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+            continue
         if cs[i] != K.ONGOING:
-            if good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
-                return i
-        elif good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
-            work = tab.recs[find(tab.recs, ca[i], cb[i]), META] >> WORK_SHIFT
-            if work < least:
-                best, least = i, work
+            return i
+        work = entry_work(tab.recs, ca[i], cb[i])
+        if work < least:
+            best, least = i, work
     return best
 
 
@@ -870,7 +870,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         # may answer the other), or where the table does not say how the search decided
         # (positions it did not store, or evicted), unless the children decide at once (a stone
         # of the owner that wins now or next; replies that all lose)
-        if ask != 0 and not settled_by_children(n, cs, q, proven, owner):
+        if ask != 0 and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
             s = find(tab.recs, a, b)
             if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(a, b, q, t, ask, tab, st, True)

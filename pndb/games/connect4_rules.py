@@ -1137,6 +1137,41 @@ def _nb_cols_below(w, h, low):
     return m
 
 
+@nb.njit(cache=True, inline="always")
+def _nb_part_columns(w, region, emp, k):
+    """The columns of a group's k empty squares as a bit set, or -1 unless they lie in
+    different columns, each with an empty square above it (a Before's or Specialbefore's)."""
+    colset = 0
+    for t in range(k):
+        s = emp[t]
+        if colset >> (s % w) & 1 or not _nb_empty(region, _nb_above(w, s)):
+            return -1
+        colset |= 1 << (s % w)
+    return colset
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_part_options(w, h, region, top, s, opt, i):
+    """The parts a Before or Specialbefore may take for its empty square s (the square above
+    it empty): the Vertical (s, above s) and, when s is even with an empty square below, the
+    Claimeven (below s, s), written into opt[i] as (lower, upper); their number."""
+    opt[i, 0, 0], opt[i, 0, 1] = s, _nb_above(w, s)
+    lo = _nb_below(w, h, s)
+    if _nb_even(w, top, s) and lo >= 0 and _nb_empty(region, lo):
+        opt[i, 1, 0], opt[i, 1, 1] = lo, s
+        return 2
+    return 1
+
+
+@nb.njit(cache=True, inline="always")
+def _nb_digits(code, nopt, n, digits):
+    """Write ``code`` in the mixed radix nopt[:n] into digits[:n], the first digit varying
+    slowest (the first empty square's part changes last)."""
+    for t in range(n - 1, -1, -1):
+        digits[t] = code % nopt[t]
+        code //= nopt[t]
+
+
 @nb.njit(cache=True)
 def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_mask, cap):
     """The instances of :func:`instances`, in its order, that solve a problem and whose rule
@@ -1319,35 +1354,14 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 count = _nb_push(ints, masks, solved, count, cur, curm, claims, k, above, k, through)
         if not rule_mask >> 8 & 1:
             continue
-        # Before: empty squares in different columns, each with an empty square above it
-        ok = True
-        colset = 0
-        for t in range(k):
-            s = emp[t]
-            if colset >> (s % w) & 1 or not _nb_empty(region, _nb_above(w, s)):
-                ok = False
-            colset |= 1 << (s % w)
-        if not ok:
+        if _nb_part_columns(w, region, emp, k) < 0:
             continue
         total = 1
         for t in range(k):
-            s = emp[t]
-            nopt[t] = 0
-            u = _nb_above(w, s)
-            if _nb_empty(region, u):
-                opt[t, nopt[t], 0], opt[t, nopt[t], 1] = s, u
-                nopt[t] += 1
-            lo = _nb_below(w, h, s)
-            if _nb_even(w, top, s) and lo >= 0 and _nb_empty(region, lo):
-                opt[t, nopt[t], 0], opt[t, nopt[t], 1] = lo, s
-                nopt[t] += 1
+            nopt[t] = _nb_part_options(w, h, region, top, emp[t], opt, t)
             total *= nopt[t]
         for code in range(total):
-            # mixed radix, the first empty square's option varying slowest
-            rest = code
-            for t in range(k - 1, -1, -1):
-                digits[t] = rest % nopt[t]
-                rest //= nopt[t]
+            _nb_digits(code, nopt, k, digits)
             _nb_new(cur, curm, 8, (cells[0], cells[1], cells[2], cells[3]))
             cur[_I_NCELLS] = 4 + 2 * k
             sq = _U0
@@ -1407,17 +1421,12 @@ def _nb_specialbefores(
         nc, k = _nb_group_cells(line, occupied, region, cells, emp)
         if k <= 0:
             continue
-        colset = 0
-        succ = _U0
-        ok = True
-        for t in range(k):
-            s = emp[t]
-            if colset >> (s % w) & 1 or not _nb_empty(region, _nb_above(w, s)):
-                ok = False
-            colset |= 1 << (s % w)
-            succ |= _b(_nb_above(w, s))
-        if not ok:
+        colset = _nb_part_columns(w, region, emp, k)
+        if colset < 0:
             continue
+        succ = _U0
+        for t in range(k):
+            succ |= _b(_nb_above(w, emp[t]))
         for i0 in range(k):
             s0 = emp[i0]
             if not _nb_playable(w, h, region, occupied, s0):
@@ -1429,13 +1438,7 @@ def _nb_specialbefores(
                 if s == s0:
                     continue
                 oth[no] = s
-                nopt[no] = 0
-                opt[no, 0, 0], opt[no, 0, 1] = s, _nb_above(w, s)
-                nopt[no] = 1
-                lo = _nb_below(w, h, s)
-                if _nb_even(w, top, s) and lo >= 0 and _nb_empty(region, lo):
-                    opt[no, 1, 0], opt[no, 1, 1] = lo, s
-                    nopt[no] = 2
+                nopt[no] = _nb_part_options(w, h, region, top, s, opt, no)
                 total *= nopt[no]
                 no += 1
             for j in range(playable.shape[0]):
@@ -1453,10 +1456,7 @@ def _nb_specialbefores(
                 if not useful:
                     continue
                 for code in range(total):
-                    rest = code
-                    for t in range(no - 1, -1, -1):
-                        digits[t] = rest % nopt[t]
-                        rest //= nopt[t]
+                    _nb_digits(code, nopt, no, digits)
                     _nb_new(cur, curm, 9, (cells[0], cells[1], cells[2], cells[3], s0, xs))
                     cur[_I_NCELLS] = 6 + 2 * no
                     sq = _b(s0) | _b(xs)
