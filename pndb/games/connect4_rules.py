@@ -1081,11 +1081,12 @@ def _nb_vertical(w, h, region, top, lower, upper):
     )
 
 
-@nb.njit(cache=True)
-def _nb_push(ints, masks, solved, count, cur, curm, claims, nclaims, above, nabove, through):
-    """Append the instance in (cur, curm) when it solves a problem (as :meth:`Applied.solved`,
-    with ``through[s]`` the problems that contain square s): the problems that contain every
-    square of one claim mask, and (Aftereven) those that meet every mask of ``above``."""
+@nb.njit(cache=True, inline="always")
+def _nb_solves(solved, count, claims, nclaims, above, nabove, through):
+    """Write into solved[count] the problems an instance solves (as :meth:`Applied.solved`,
+    with ``through[s]`` the problems that contain square s): those that contain every square
+    of one claim mask, and (Aftereven) those that meet every mask of ``above``; whether there
+    are any. Only then is the instance's row written: most candidates solve nothing."""
     hit_any = False
     for wd in range(solved.shape[1]):
         out = _U0
@@ -1108,22 +1109,20 @@ def _nb_push(ints, masks, solved, count, cur, curm, claims, nclaims, above, nabo
             out |= sel
         solved[count, wd] = out
         hit_any = hit_any or out != _U0
-    if not hit_any:
-        return count
-    ints[count, :] = cur
-    masks[count, :] = curm
-    return count + 1
+    return hit_any
 
 
 @nb.njit(cache=True, inline="always")
-def _nb_new(cur, curm, rule, cells):
-    """Start a row of the instance table: the rule and its cells (a tuple)."""
-    cur[:] = 0
-    curm[:] = _U0
-    cur[_I_RULE] = rule
-    cur[_I_NCELLS] = len(cells)
+def _nb_new(ints, masks, count, rule, cells):
+    """Write row ``count`` of the instance table afresh: the rule and its cells (a tuple)."""
+    for t in range(_NI):
+        ints[count, t] = 0
+    for t in range(_NM):
+        masks[count, t] = _U0
+    ints[count, _I_RULE] = rule
+    ints[count, _I_NCELLS] = len(cells)
     for t in range(len(cells)):
-        cur[_I_CELLS + t] = cells[t]
+        ints[count, _I_CELLS + t] = cells[t]
 
 
 @nb.njit(cache=True)
@@ -1187,8 +1186,6 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
         while x != _U0:
             through[_lowest(x), p >> 6] |= _b(p & 63)
             x &= x - _U1
-    cur = np.zeros(_NI, np.int64)
-    curm = np.zeros(_NM, np.uint64)
     claims = np.zeros(8, np.uint64)
     above = np.zeros(4, np.uint64)
     count = 0
@@ -1211,31 +1208,34 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             s = empty[k]
             lo = _nb_below(w, h, s)
             if lo >= 0 and _nb_claimeven(w, h, region, top, lo, s):
-                _nb_new(cur, curm, 1, (lo, s))
-                curm[_M_SQUARES] = _b(lo) | _b(s)
-                curm[_M_CELOW] = _b(lo)
                 claims[0] = _b(s)
-                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
+                if _nb_solves(solved, count, claims, 1, above, 0, through):
+                    _nb_new(ints, masks, count, 1, (lo, s))
+                    masks[count, _M_SQUARES] = _b(lo) | _b(s)
+                    masks[count, _M_CELOW] = _b(lo)
+                    count += 1
     # Baseinverse (rule 2)
     if rule_mask >> 2 & 1:
         for i in range(npl):
             for j in range(npl):
                 x, y = playable[i], playable[j]
                 if x < y:
-                    _nb_new(cur, curm, 2, (x, y))
-                    curm[_M_SQUARES] = _b(x) | _b(y)
                     claims[0] = _b(x) | _b(y)
-                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
+                    if _nb_solves(solved, count, claims, 1, above, 0, through):
+                        _nb_new(ints, masks, count, 2, (x, y))
+                        masks[count, _M_SQUARES] = _b(x) | _b(y)
+                        count += 1
     # Vertical (rule 3)
     if rule_mask >> 3 & 1:
         for k in range(ne):
             s = empty[k]
             lo = _nb_below(w, h, s)
             if lo >= 0 and _nb_vertical(w, h, region, top, lo, s):
-                _nb_new(cur, curm, 3, (lo, s))
-                curm[_M_SQUARES] = _b(lo) | _b(s)
                 claims[0] = _b(lo) | _b(s)
-                count = _nb_push(ints, masks, solved, count, cur, curm, claims, 1, above, 0, through)
+                if _nb_solves(solved, count, claims, 1, above, 0, through):
+                    _nb_new(ints, masks, count, 3, (lo, s))
+                    masks[count, _M_SQUARES] = _b(lo) | _b(s)
+                    count += 1
     # Lowinverse (5) and Highinverse (6): column parts, lowest-index (highest) square first
     lows = np.empty((w, h, 2), np.int64)
     nlows = np.zeros(w, np.int64)
@@ -1261,14 +1261,15 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         ok1 = _nb_vertical(w, h, region, top, l1, u1)
                         if not (ok1 and _nb_vertical(w, h, region, top, l2, u2)):
                             continue
-                        _nb_new(cur, curm, 5, (l1, u1, l2, u2))
-                        curm[_M_SQUARES] = _b(l1) | _b(u1) | _b(l2) | _b(u2)
-                        curm[_M_INVBELOW] = _nb_cols_below(w, h, l1) | _nb_cols_below(w, h, l2)
-                        curm[_M_INVCOLS] = _b(c1) | _b(c2)
                         claims[0] = _b(u1) | _b(u2)
                         claims[1] = _b(l1) | _b(u1)
                         claims[2] = _b(l2) | _b(u2)
-                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, 3, above, 0, through)
+                        if _nb_solves(solved, count, claims, 3, above, 0, through):
+                            _nb_new(ints, masks, count, 5, (l1, u1, l2, u2))
+                            masks[count, _M_SQUARES] = _b(l1) | _b(u1) | _b(l2) | _b(u2)
+                            masks[count, _M_INVBELOW] = _nb_cols_below(w, h, l1) | _nb_cols_below(w, h, l2)
+                            masks[count, _M_INVCOLS] = _b(c1) | _b(c2)
+                            count += 1
             if rule_mask >> 6 & 1:
                 for i in range(nhighs[c1]):
                     for j in range(nhighs[c2]):
@@ -1276,10 +1277,6 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         a2, b2, e2 = highs[c2, j, 0], highs[c2, j, 1], highs[c2, j, 2]
                         if not (_nb_even(w, top, e1) and _nb_even(w, top, e2)):
                             continue
-                        _nb_new(cur, curm, 6, (a1, b1, e1, a2, b2, e2))
-                        curm[_M_SQUARES] = _b(a1) | _b(b1) | _b(e1) | _b(a2) | _b(b2) | _b(e2)
-                        curm[_M_INVBELOW] = _nb_cols_below(w, h, a1) | _nb_cols_below(w, h, a2)
-                        curm[_M_INVCOLS] = _b(c1) | _b(c2)
                         claims[0] = _b(e1) | _b(e2)
                         claims[1] = _b(b1) | _b(b2)
                         claims[2] = _b(b1) | _b(e1)
@@ -1291,7 +1288,12 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         if _nb_playable(w, h, region, occupied, a2):
                             claims[nc] = _b(a2) | _b(e1)
                             nc += 1
-                        count = _nb_push(ints, masks, solved, count, cur, curm, claims, nc, above, 0, through)
+                        if _nb_solves(solved, count, claims, nc, above, 0, through):
+                            _nb_new(ints, masks, count, 6, (a1, b1, e1, a2, b2, e2))
+                            masks[count, _M_SQUARES] = _b(a1) | _b(b1) | _b(e1) | _b(a2) | _b(b2) | _b(e2)
+                            masks[count, _M_INVBELOW] = _nb_cols_below(w, h, a1) | _nb_cols_below(w, h, a2)
+                            masks[count, _M_INVCOLS] = _b(c1) | _b(c2)
+                            count += 1
     # Baseclaim (rule 7)
     if rule_mask >> 7 & 1:
         for j in range(npl):
@@ -1304,12 +1306,13 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                     p1, p3 = playable[i], playable[k]
                     if p1 == p2 or p1 == p3 or p2 == p3:
                         continue
-                    _nb_new(cur, curm, 7, (p1, p2, p3, q))
-                    curm[_M_SQUARES] = _b(p1) | _b(p2) | _b(p3) | _b(q)
-                    curm[_M_CELOW] = _b(p2)
                     claims[0] = _b(p1) | _b(q)
                     claims[1] = _b(p2) | _b(p3)
-                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 2, above, 0, through)
+                    if _nb_solves(solved, count, claims, 2, above, 0, through):
+                        _nb_new(ints, masks, count, 7, (p1, p2, p3, q))
+                        masks[count, _M_SQUARES] = _b(p1) | _b(p2) | _b(p3) | _b(q)
+                        masks[count, _M_CELOW] = _b(p2)
+                        count += 1
     # Aftereven (rule 4) and Before (rule 8), per group of the controller
     cells = np.empty(4, np.int64)
     emp = np.empty(4, np.int64)
@@ -1330,7 +1333,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 if lo < 0 or not _nb_claimeven(w, h, region, top, lo, emp[t]):
                     ok = False
             if ok:
-                _nb_new(cur, curm, 4, (cells[0], cells[1], cells[2], cells[3]))
+                _nb_new(ints, masks, count, 4, (cells[0], cells[1], cells[2], cells[3]))
                 sq = _U0
                 celow = _U0
                 for t in range(k):
@@ -1345,13 +1348,13 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         col |= _b(u)
                         u = _nb_above(w, u)
                     above[t] = col
-                    cur[_I_PCOL + t] = s % w
-                    cur[_I_PKIND + t] = 1
-                    curm[_M_PMASK + t] = _b(lo) | _b(s)
-                cur[_I_NPARTS] = k
-                curm[_M_SQUARES] = sq
-                curm[_M_CELOW] = celow
-                count = _nb_push(ints, masks, solved, count, cur, curm, claims, k, above, k, through)
+                    ints[count, _I_PCOL + t] = s % w
+                    ints[count, _I_PKIND + t] = 1
+                    masks[count, _M_PMASK + t] = _b(lo) | _b(s)
+                ints[count, _I_NPARTS] = k
+                masks[count, _M_SQUARES] = sq
+                masks[count, _M_CELOW] = celow
+                count += _nb_solves(solved, count, claims, k, above, k, through)
         if not rule_mask >> 8 & 1:
             continue
         if _nb_part_columns(w, region, emp, k) < 0:
@@ -1362,8 +1365,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             total *= nopt[t]
         for code in range(total):
             _nb_digits(code, nopt, k, digits)
-            _nb_new(cur, curm, 8, (cells[0], cells[1], cells[2], cells[3]))
-            cur[_I_NCELLS] = 4 + 2 * k
+            _nb_new(ints, masks, count, 8, (cells[0], cells[1], cells[2], cells[3]))
+            ints[count, _I_NCELLS] = 4 + 2 * k
             sq = _U0
             celow = _U0
             succ = _U0
@@ -1371,26 +1374,26 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             for t in range(k):
                 s = emp[t]
                 lo, up = opt[t, digits[t], 0], opt[t, digits[t], 1]
-                cur[_I_CELLS + 4 + 2 * t], cur[_I_CELLS + 5 + 2 * t] = lo, up
-                cur[_I_PCOL + t] = s % w
+                ints[count, _I_CELLS + 4 + 2 * t], ints[count, _I_CELLS + 5 + 2 * t] = lo, up
+                ints[count, _I_PCOL + t] = s % w
                 if up == s:  # a Claimeven (lower, s)
-                    cur[_I_PKIND + t] = 1
+                    ints[count, _I_PKIND + t] = 1
                     celow |= _b(lo)
                     claims[t] = _b(up)
                 else:  # a Vertical (s, above s)
-                    cur[_I_PKIND + t] = 3
+                    ints[count, _I_PKIND + t] = 3
                     vertical = True
                     claims[t] = _b(lo) | _b(up)
-                curm[_M_PMASK + t] = _b(lo) | _b(up)
+                masks[count, _M_PMASK + t] = _b(lo) | _b(up)
                 sq |= _b(lo) | _b(up)
                 succ |= _b(_nb_above(w, s))
             if not vertical:
                 continue
             claims[k] = succ
-            cur[_I_NPARTS] = k
-            curm[_M_SQUARES] = sq
-            curm[_M_CELOW] = celow
-            count = _nb_push(ints, masks, solved, count, cur, curm, claims, k + 1, above, 0, through)
+            ints[count, _I_NPARTS] = k
+            masks[count, _M_SQUARES] = sq
+            masks[count, _M_CELOW] = celow
+            count += _nb_solves(solved, count, claims, k + 1, above, 0, through)
     if rule_mask >> 9 & 1:
         count = _nb_specialbefores(
             w, h, region, occupied, opponent, top, lines, playable[:npl], ints, masks, solved, count, through
@@ -1404,8 +1407,6 @@ def _nb_specialbefores(
 ):
     """Append the Specialbefores of :func:`instances` (rule 9, after every other instance, in
     its order) that solve a problem; the new row count."""
-    cur = np.zeros(_NI, np.int64)
-    curm = np.zeros(_NM, np.uint64)
     claims = np.zeros(8, np.uint64)
     above = np.zeros(4, np.uint64)
     cells = np.empty(4, np.int64)
@@ -1457,32 +1458,33 @@ def _nb_specialbefores(
                     continue
                 for code in range(total):
                     _nb_digits(code, nopt, no, digits)
-                    _nb_new(cur, curm, 9, (cells[0], cells[1], cells[2], cells[3], s0, xs))
-                    cur[_I_NCELLS] = 6 + 2 * no
+                    _nb_new(ints, masks, count, 9, (cells[0], cells[1], cells[2], cells[3], s0, xs))
+                    ints[count, _I_NCELLS] = 6 + 2 * no
                     sq = _b(s0) | _b(xs)
                     celow = _U0
                     claims[0] = _b(xs) | succ
                     claims[1] = _b(s0) | _b(xs)
-                    cur[_I_PCOL], cur[_I_PKIND], curm[_M_PMASK] = s0 % w, 9, _b(s0)
-                    cur[_I_PCOL + 1], cur[_I_PKIND + 1], curm[_M_PMASK + 1] = xs % w, 9, _b(xs)
+                    ints[count, _I_PCOL], ints[count, _I_PCOL + 1] = s0 % w, xs % w
+                    ints[count, _I_PKIND], ints[count, _I_PKIND + 1] = 9, 9
+                    masks[count, _M_PMASK], masks[count, _M_PMASK + 1] = _b(s0), _b(xs)
                     for t in range(no):
                         s = oth[t]
                         lo, up = opt[t, digits[t], 0], opt[t, digits[t], 1]
-                        cur[_I_CELLS + 6 + 2 * t], cur[_I_CELLS + 7 + 2 * t] = lo, up
-                        cur[_I_PCOL + 2 + t] = s % w
+                        ints[count, _I_CELLS + 6 + 2 * t], ints[count, _I_CELLS + 7 + 2 * t] = lo, up
+                        ints[count, _I_PCOL + 2 + t] = s % w
                         if up == s:  # a Claimeven (lower, s)
-                            cur[_I_PKIND + 2 + t] = 1
+                            ints[count, _I_PKIND + 2 + t] = 1
                             celow |= _b(lo)
                             claims[2 + t] = _b(up)
                         else:  # a Vertical part (s, above s)
-                            cur[_I_PKIND + 2 + t] = 3
+                            ints[count, _I_PKIND + 2 + t] = 3
                             claims[2 + t] = _b(lo) | _b(up)
-                        curm[_M_PMASK + 2 + t] = _b(lo) | _b(up)
+                        masks[count, _M_PMASK + 2 + t] = _b(lo) | _b(up)
                         sq |= _b(lo) | _b(up)
-                    cur[_I_NPARTS] = 2 + no
-                    curm[_M_SQUARES] = sq
-                    curm[_M_CELOW] = celow
-                    count = _nb_push(ints, masks, solved, count, cur, curm, claims, 2 + no, above, 0, through)
+                    ints[count, _I_NPARTS] = 2 + no
+                    masks[count, _M_SQUARES] = sq
+                    masks[count, _M_CELOW] = celow
+                    count += _nb_solves(solved, count, claims, 2 + no, above, 0, through)
     return count
 
 
