@@ -416,6 +416,21 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
+def pairing_decides(a, b, q, t, pair_budget, st):
+    """Whether a pairing decides question q at (a, b) (-1 disproven, 1 proven, 0 not) and the
+    size of the certificate payload it wrote into st.certificate[1:]: for q0 one of the second
+    player (the first never completes a pattern), for q1 one of the first player."""
+    defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
+    npairs = P.find_pairing_into(a, b, t, defender, pair_budget, st.pairs, st.cover)
+    cert = st.certificate
+    cert[1] = defender
+    for i in range(max(npairs, 0)):
+        cert[2 + 2 * i] = st.pairs[i, 0]
+        cert[3 + 2 * i] = st.pairs[i, 1]
+    return (0 if npairs == P.NO_PAIRING else -1 if q == 0 else 1), 1 + 2 * npairs
+
+
+@nb.njit(cache=True, inline="always")  # asked at most nodes: the checks that do not ask cost no call
 def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
@@ -445,20 +460,13 @@ def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
     if s >= 0 and tab.recs[s, META] & mark != K.ZERO:
         return 0, mark, 0
     cert = st.certificate
-    if gravity:
-        w = t.columns.shape[0]
-        found, size = C.nb_decides(w, t.columns.shape[1], t.rules_lines, a, b, t.rules_limits[0], q, cert[1:])
+    if gravity:  # (the evaluations are calls that pass only the arrays they read)
+        w, h = t.columns.shape
+        found, size = C.nb_decides(w, h, t.rules_lines, a, b, t.rules_limits[0], q, cert[1:])
         cert[0] = C.CERTIFICATE_KIND
     else:
-        defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-        npairs = P.find_pairing_into(a, b, t, defender, pair_budget, st.pairs, st.cover)
-        found = 0 if npairs == P.NO_PAIRING else -1 if q == 0 else 1
+        found, size = pairing_decides(a, b, q, t, pair_budget, st)
         cert[0] = PAIRING
-        cert[1] = defender
-        for i in range(max(npairs, 0)):
-            cert[2 + 2 * i] = st.pairs[i, 0]
-            cert[3 + 2 * i] = st.pairs[i, 1]
-        size = 1 + 2 * npairs
     if not everywhere:
         st.knowledge_tries[empty, 0] += 1
         st.knowledge_tries[empty, 1] += found != 0
@@ -495,7 +503,7 @@ def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
             if P.threat_sequence(mine, theirs, stones, t, depth, st.seq_levels, st.seq_tried) >= 0:
                 return DECIDED_FOR_MOVER
             st.marks[d] = NO_SEQUENCE
-    if pair_budget != 0:  # (a call passes every array of t and st: not made for nothing)
+    if pair_budget != 0:
         decided, mark, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st, False)
         st.marks[d] |= mark
         if decided != 0:
