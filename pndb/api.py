@@ -26,7 +26,6 @@ from pndb.defaults import (
 )
 from pndb.games import GameError, load_game
 from pndb.integrity import check_root
-from pndb.search import Limits, Search
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
 
@@ -81,6 +80,7 @@ def make_search(
     cache, written with each checkpoint); the inner solver keeps board keys."""
     from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
     from pndb.inner import InnerSolver
+    from pndb.search import Search
 
     if inner_mb is None:
         inner_mb = min(DEFAULT_INNER_MB, memory_mb // 4)
@@ -131,6 +131,8 @@ def solve(
     ``on_progress`` gets a search.Progress every few seconds. ``graph_keys``: key the outer DAG
     by graph keys (pndb.games.graphkey; games without gravity), merging positions whose
     remaining games are isomorphic; a database keeps the keys it was created with."""
+    from pndb.search import Limits  # (the search, and numba with it, only where a command searches)
+
     g = as_game(game)
     check_graph_keys(g, graph_keys)
     pos, cells = g.parse_moves(moves)
@@ -189,6 +191,8 @@ def solve_positions(
     without ``db``); yields a PositionResult each. The limits apply to each position. The
     search commits every ``checkpoint_seconds`` and at the end, not after each position: a
     commit costs more than solving most positions near the end of a game."""
+    from pndb.search import Limits
+
     g = as_game(game)
     check_graph_keys(g, graph_keys)
     starts = [(text, g.parse_moves(text)[0]) for text in lines]

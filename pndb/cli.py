@@ -160,11 +160,12 @@ def show(game, moves):
 
     Example: pndb show qango6 --moves c3d4
     """
-    from pndb import api
+    from pndb import api, jit
     from pndb.book import known_interval, move_values
     from pndb.games import load_game
     from pndb.values import Status, Value
 
+    jit.interpret()  # one position: its kernels run as Python sooner than numba loads
     book = api.open_book(game) if os.path.isfile(game) else None
     g = book.game if book else load_game(game)
     pos, _ = g.parse_moves(moves)

@@ -11,6 +11,10 @@ from typing import NamedTuple
 
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb-numba-cache"))
 
+from pndb import jit  # noqa: E402
+
+jit.realise()  # numba loaded from the start: every kernel is compiled (test_jit.py compares both)
+
 PNDB = str(Path(sys.executable).with_name("pndb"))
 
 

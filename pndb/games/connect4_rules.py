@@ -53,7 +53,7 @@ verdicts and certificates.
 from enum import IntEnum
 from typing import NamedTuple
 
-import numba as nb
+from pndb.jit import njit
 import numpy as np
 
 from pndb.games.kernels import popcount
@@ -997,23 +997,23 @@ _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _lowest(x):
     """Index of the lowest set bit of a nonzero uint64."""
     return popcount((x & (~x + _U1)) - _U1)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _b(s):
     return _U1 << np.uint64(s)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_empty(region, s):
     return s >= 0 and (region >> np.uint64(s)) & _U1 != _U0
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_group_cells(line, occupied, region, cells, emp):
     """The group's cells into ``cells`` and its vacant cells into ``emp``: (number of cells,
     number of vacant cells), the latter -1 when a vacant cell lies outside the region (the
@@ -1036,22 +1036,22 @@ def _nb_group_cells(line, occupied, region, cells, emp):
     return nc, k if own else -1
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_below(w, h, s):
     return s + w if s // w < h - 1 else -1
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_above(w, s):
     return s - w if s // w > 0 else -1
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_even(w, top, s):
     return (s // w - top[s % w]) % 2 == 0
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_playable(w, h, region, occupied, s):
     if not _nb_empty(region, s):
         return False
@@ -1059,7 +1059,7 @@ def _nb_playable(w, h, region, occupied, s):
     return b < 0 or (occupied >> np.uint64(b)) & _U1 != _U0
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_claimeven(w, h, region, top, lower, upper):
     """:func:`claimeven`'s requirements."""
     return (
@@ -1070,7 +1070,7 @@ def _nb_claimeven(w, h, region, top, lower, upper):
     )
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_vertical(w, h, region, top, lower, upper):
     """:func:`vertical`'s requirements."""
     return (
@@ -1081,7 +1081,7 @@ def _nb_vertical(w, h, region, top, lower, upper):
     )
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_solves(solved, count, claims, nclaims, above, nabove, through):
     """Write into solved[count] the problems an instance solves (as :meth:`Applied.solved`,
     with ``through[s]`` the problems that contain square s): those that contain every square
@@ -1112,7 +1112,7 @@ def _nb_solves(solved, count, claims, nclaims, above, nabove, through):
     return hit_any
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_new(ints, masks, count, rule, cells):
     """Write row ``count`` of the instance table afresh: the rule and its cells (a tuple)."""
     for t in range(_NI):
@@ -1125,7 +1125,7 @@ def _nb_new(ints, masks, count, rule, cells):
         ints[count, _I_CELLS + t] = cells[t]
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_cols_below(w, h, low):
     """The squares below ``low`` in its column."""
     m = _U0
@@ -1136,7 +1136,7 @@ def _nb_cols_below(w, h, low):
     return m
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_part_columns(w, region, emp, k):
     """The columns of a group's k empty squares as a bit set, or -1 unless they lie in
     different columns, each with an empty square above it (a Before's or Specialbefore's)."""
@@ -1149,7 +1149,7 @@ def _nb_part_columns(w, region, emp, k):
     return colset
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_part_options(w, h, region, top, s, opt, i):
     """The parts a Before or Specialbefore may take for its empty square s (the square above
     it empty): the Vertical (s, above s) and, when s is even with an empty square below, the
@@ -1162,7 +1162,7 @@ def _nb_part_options(w, h, region, top, s, opt, i):
     return 1
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_digits(code, nopt, n, digits):
     """Write ``code`` in the mixed radix nopt[:n] into digits[:n], the first digit varying
     slowest (the first empty square's part changes last)."""
@@ -1171,7 +1171,7 @@ def _nb_digits(code, nopt, n, digits):
         code //= nopt[t]
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_mask, cap):
     """The instances of :func:`instances`, in its order, that solve a problem and whose rule
     is in ``rule_mask`` (bit r for rule code r): (ints, masks, solved, count)."""
@@ -1401,7 +1401,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
     return ints, masks, solved, count
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_specialbefores(
     w, h, region, occupied, opponent, top, lines, playable, ints, masks, solved, count, through
 ):
@@ -1488,7 +1488,7 @@ def _nb_specialbefores(
     return count
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_compatible(ints, masks, x, y):
     """:func:`compatible` on rows x and y of the instance table."""
     rx, ry = ints[x, _I_RULE], ints[y, _I_RULE]
@@ -1513,7 +1513,7 @@ def _nb_compatible(ints, masks, x, y):
     return True
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_chosen_set(ints, masks, solved, m, nproblems, max_nodes):
     """:func:`_chosen_set` without recursion: (status, chosen rows), status 1 found, 0 no set,
     -1 out of nodes. Sets of problems and of instances are bitsets; row i of the conflict
@@ -1606,7 +1606,7 @@ def _nb_chosen_set(ints, masks, solved, m, nproblems, max_nodes):
         enter = True
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     """:func:`evaluate` in one compiled call (numba-callable, for the inner search too):
     (controller, threat, instance rows, their solved problems, the problems) of the first
@@ -1716,7 +1716,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     return none
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_cap(w, h, nlines):
     """A bound on the number of instances: Claimevens and Verticals, Baseinverses,
     inverses, Baseclaims, Afterevens and Befores (17 a group), Specialbefores (per group with
@@ -1730,7 +1730,7 @@ def _nb_cap(w, h, nlines):
 ALL_RULES_MASK = _rule_mask(ALL_RULES)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def nb_decides(w, h, lines, a, b, max_nodes, q, out):
     """What :func:`evaluate` (all rules, ``max_nodes``) decides about question q at (a, b), for
     the inner search: (1 proven, -1 disproven or 0 open, size); when decided, out[:size] holds
@@ -1758,7 +1758,7 @@ def payload_bound(nlines):
     return 5 + nlines * (2 + _NI)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nb_row_before(x, y):
     """Whether instance row x sorts before row y: by rule, then cells, as tuples compare."""
     if x[_I_RULE] != y[_I_RULE]:
@@ -1769,7 +1769,7 @@ def _nb_row_before(x, y):
     return x[_I_NCELLS] < y[_I_NCELLS]
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _nb_payload(n, controller, threat, rows, out):
     """Write the kind 2 payload of a chosen set (instance rows, win condition coded as in
     :func:`_win_condition` for n cells) into out, instances sorted as :func:`_verdict` sorts

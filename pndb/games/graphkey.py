@@ -43,7 +43,7 @@ and certificates back to the board position it stands for.
 import hashlib
 from typing import NamedTuple
 
-import numba as nb
+from pndb.jit import njit
 import numpy as np
 import pynauty  # the optional `graph` extra
 
@@ -59,7 +59,7 @@ SECOND_ONLY = 2
 RESTRICTED_EMPTY_BOARD = b"\x02"  # leads the key of the empty board of a game with a first-move rule
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def minimal_sets(sets, n):
     """Drop from the first ``n`` cell sets every set holding another one (and repeats).
 
@@ -85,7 +85,7 @@ def minimal_sets(sets, n):
     return kept
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def incidence(a, b, cells, win_masks, owners, members):
     """The bipartite graph of an ongoing position without gravity, for graph_key (``cells``:
     the playable cells, ``win_masks``: the patterns; the game's Tables cost more to pass).
@@ -160,7 +160,7 @@ def incidence(a, b, cells, win_masks, owners, members):
     return k, ncells, popcount(empty & ~live), live
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def canonical_rows(lab, members, ncells, n):
     """Each set's cells as a mask of canonical cell positions, the sets in canonical order.
 

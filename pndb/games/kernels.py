@@ -8,7 +8,7 @@ so one compiled set of kernels serves every placement game.
 
 from collections import namedtuple
 
-import numba as nb
+from pndb.jit import njit
 import numpy as np
 
 from pndb.values import Status
@@ -47,7 +47,7 @@ Tables = namedtuple(
 )
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def popcount(x):
     """Number of set bits of a uint64."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -56,13 +56,13 @@ def popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def first_to_move(a, b):
     """True when the first player is to move (equal stone counts)."""
     return popcount(a) == popcount(b)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def permute(x, sym_bytes, s):
     """Image of bitboard x under symmetry s, eight table lookups."""
     r = ZERO
@@ -71,7 +71,7 @@ def permute(x, sym_bytes, s):
     return r
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def canonical(a, b, sym_bytes):
     """(key_a, key_b, s): the smallest (a, b) image over the group and the symmetry giving it."""
     best_a = a
@@ -89,7 +89,7 @@ def canonical(a, b, sym_bytes):
     return best_a, best_b, best_s
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def images_into(a, b, sym_bytes, img):
     """Write the images of (a, b) under every symmetry s into img[2s], img[2s + 1]."""
     for s in range(sym_bytes.shape[0]):
@@ -97,7 +97,7 @@ def images_into(a, b, sym_bytes, img):
         img[2 * s + 1] = permute(b, sym_bytes, s)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def canonical_child(img, sym, on_a):
     """(key_a, key_b, s): the canonical key of a child and the symmetry s mapping the child to
     it, from its parent's images (images_into) and the images sym[s] of the new stone's bit:
@@ -118,7 +118,7 @@ def canonical_child(img, sym, on_a):
     return best_a, best_b, best_s
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def near_symmetric(img, first):
     """Whether a symmetry maps the position to itself up to one stone of the player to move
     (``img``: its images, images_into). Two children are symmetric only under such a symmetry:
@@ -132,7 +132,7 @@ def near_symmetric(img, first):
     return False
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def wins_with(bits, cell, masks_by_cell, mask_counts):
     """True when ``bits`` (which holds ``cell``) completes a win pattern through ``cell``."""
     for j in range(mask_counts[cell]):
@@ -142,7 +142,7 @@ def wins_with(bits, cell, masks_by_cell, mask_counts):
     return False
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def has_win(bits, win_masks):
     """True when ``bits`` completes any win pattern."""
     for m in win_masks:
@@ -151,7 +151,7 @@ def has_win(bits, win_masks):
     return False
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def available(a, b, t):
     """Bitboard of the cells a stone could take, before the first-move restriction."""
     occupied = a | b
@@ -170,7 +170,7 @@ def available(a, b, t):
     return legal
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def legal_mask(a, b, t):
     """Bitboard of the cells the player to move may take (ignores whether the game is over)."""
     legal = available(a, b, t)
@@ -179,7 +179,7 @@ def legal_mask(a, b, t):
     return legal
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def status(a, b, t):
     """ONGOING, FIRST_WON, SECOND_WON or DRAW for any position (checks every pattern)."""
     if has_win(a, t.win_masks):
@@ -191,7 +191,7 @@ def status(a, b, t):
     return ONGOING
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def status_after(a, b, cell, t):
     """Status of (a, b) given that the last stone went on ``cell`` and the game was on before."""
     if first_to_move(a, b):  # the second player just moved
@@ -204,7 +204,7 @@ def status_after(a, b, cell, t):
     return ONGOING
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def threat_cells(own, other, win_masks):
     """Empty cells that would complete a pattern of ``own`` (the stones of ``other`` block)."""
     threats = ZERO
@@ -215,7 +215,7 @@ def threat_cells(own, other, win_masks):
     return threats
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def threats_of_both(own, other, win_masks):
     """(threat_cells(own, other), threat_cells(other, own)) in one pass over the patterns, without
     branches (a pattern's state is unpredictable: selects cost less than mispredictions)."""
@@ -229,7 +229,7 @@ def threats_of_both(own, other, win_masks):
     return own_threats, other_threats
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def threats_and_makers(own, other, win_masks):
     """(threats, c0, c1, c2): the threat cells of ``own`` (as threat_cells) and, for every empty
     cell, how many patterns of ``own`` a stone there brings to one cell from completion (its
@@ -254,7 +254,7 @@ def threats_and_makers(own, other, win_masks):
     return threats, c0, c1, c2
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def threats_made(own, other, cell, masks_by_cell, mask_counts):
     """The cells where ``own`` completes a pattern through ``cell`` once it holds a stone there
     (patterns holding a stone of ``other`` are blocked): the threats a stone on ``cell`` makes.
@@ -269,14 +269,14 @@ def threats_made(own, other, cell, masks_by_cell, mask_counts):
     return threats
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def bit_count_at(cell, c0, c1, c2):
     """Cell ``cell``'s count of the bit-sliced counters c0, c1, c2 (threats_and_makers)."""
     s = np.uint64(cell)
     return np.int64((c0 >> s) & ONE) + 2 * np.int64((c1 >> s) & ONE) + 4 * np.int64((c2 >> s) & ONE)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def position_status(a, b, t):
     """The status children() gives this position: its status, or FIRST/SECOND_WINS_NEXT when the
     game is on and the player to move can complete a pattern with one legal stone."""
@@ -291,7 +291,7 @@ def position_status(a, b, t):
     return ONGOING
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def play(a, b, cell):
     """The position after the player to move puts a stone on ``cell``."""
     bit = ONE << np.uint64(cell)
@@ -300,7 +300,7 @@ def play(a, b, cell):
     return a, b | bit
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, disc_cap):
     """Status of the child made by a stone on ``bit``, from what is known of its parent: the
     mover's and the opponent's threat cells, the child's legal cells and its stone count. The
@@ -314,7 +314,7 @@ def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_
     return ONGOING
 
 
-@nb.njit(cache=True, inline="always")  # a call would pass every array of t
+@njit(cache=True, inline="always")  # a call would pass every array of t
 def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     """Write the children of an ongoing position into the given arrays, in move order.
 
@@ -370,7 +370,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     return n
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def children(a, b, t, reduce_symmetry):
     """Every child of an ongoing position in one call: (n, moves, key_a, key_b, status)."""
     moves = np.empty(64, np.int64)

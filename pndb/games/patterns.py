@@ -35,7 +35,7 @@ strategy owner's nodes.
 
 from typing import NamedTuple
 
-import numba as nb
+from pndb.jit import njit
 import numpy as np
 
 from pndb.games.kernels import (
@@ -70,7 +70,7 @@ OWN_WIN_SCORE = np.int64(1) << np.int64(56)
 BLOCK_SCORE = np.int64(1) << np.int64(48)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def lowest_cell(x):
     """Index of the lowest set bit of a non-zero uint64."""
     return popcount((x & (~x + ONE)) - ONE)
@@ -79,7 +79,7 @@ def lowest_cell(x):
 # ---------------------------------------------------------------- the live pattern graph
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def live_patterns(own, other, win_masks, out):
     """Write the patterns ``own`` can still complete (no stone of ``other``) into ``out``.
 
@@ -93,7 +93,7 @@ def live_patterns(own, other, win_masks, out):
     return n
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def live_cells(a, b, t):
     """Empty playable cells that lie in a live pattern of either player."""
     empty = t.cell_mask[0] & ~(a | b)
@@ -104,14 +104,14 @@ def live_cells(a, b, t):
     return live & empty
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def dead_cells(a, b, t):
     """Empty playable cells in no live pattern of either player: every pattern through such a
     cell already holds stones of both players, and stones are never removed, so it stays dead."""
     return t.cell_mask[0] & ~(a | b) & ~live_cells(a, b, t)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def components_of(sets, n, out):
     """Connected components of the first ``n`` cell sets, joined when they share a cell.
 
@@ -136,7 +136,7 @@ def components_of(sets, n, out):
     return k
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def live_components(a, b, t, out):
     """The components of the live pattern graph, as the empty cells of each (into ``out``).
 
@@ -156,7 +156,7 @@ def live_components(a, b, t, out):
 # ---------------------------------------------------------------- dead cells
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def prune_dead(a, b, t, moves):
     """The moves among ``moves`` worth searching once moves on dead cells are dropped.
 
@@ -196,7 +196,7 @@ def prune_dead(a, b, t, moves):
 # ---------------------------------------------------------------- forced moves
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def forced_moves(a, b, t):
     """(moves, verdict): the legal moves worth searching in an ongoing position, by threats.
 
@@ -235,7 +235,7 @@ def forced_moves(a, b, t):
     return keep, UNDECIDED
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def moves_to_search(a, b, t):
     """(moves, verdict) of an ongoing position: forced_moves, then prune_dead on the moves
     left when undecided. Both keep the value (see their docstrings), so together they do."""
@@ -258,7 +258,7 @@ def new_sequence_work():
     return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH + 1, np.int64)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def threat_moves(own, other, gained, legal, t):
     """(a cell of ``legal`` where a stone of ``own`` makes threats on two cells or -1, the cells
     of ``legal`` where it makes a threat on exactly one cell whose block makes no threat of
@@ -286,7 +286,7 @@ def threat_moves(own, other, gained, legal, t):
     return -1, singles
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def threat_sequence(own, other, stones, t, depth, levels, tried):
     """The first move of a threat sequence that wins for ``own`` (the player to move, with
     ``stones`` stones on the board), or -1 when none of at most ``depth`` attacker moves is found.
@@ -353,7 +353,7 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
 # ---------------------------------------------------------------- move ordering
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def move_scores(a, b, t, scores):
     """Score every empty cell into ``scores`` (int64[64]) by the live patterns through it.
 
@@ -387,7 +387,7 @@ def move_scores(a, b, t, scores):
                 scores[lowest_cell(bit)] += w
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def order_moves(a, b, t, moves, out):
     """Write the cells of ``moves`` into ``out`` best first; returns their number.
 
@@ -413,7 +413,7 @@ def order_moves(a, b, t, moves, out):
 # ---------------------------------------------------------------- pairing strategies
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def private_pairs_possible(sets, n, cov, used):
     """A necessary condition for covering the uncovered sets with disjoint pairs off ``used``.
 
@@ -506,7 +506,7 @@ class CoverWork(NamedTuple):
     idx: np.ndarray  # int64[MAX_PAIRS + 1]: the next pair to try at each depth
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def new_cover_work(patterns):
     """Scratch arrays for a game with ``patterns`` win patterns (len(t.win_masks))."""
     return CoverWork(
@@ -522,7 +522,7 @@ def new_cover_work(patterns):
     )
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def cover_by_pairs(sets, n, budget, pairs, start, w):
     """Depth-first search for disjoint pairs of cells such that each of the first ``n`` cell
     sets contains both cells of some pair; the pairs go into ``pairs[start:]``.
@@ -627,7 +627,7 @@ def cover_by_pairs(sets, n, budget, pairs, start, w):
         d += 1
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def find_pairing(a, b, t, defender, budget, pairs):
     """Pairs for ``defender`` (DEFENDER_FIRST or DEFENDER_SECOND) into ``pairs`` (int64[32, 2]).
 
@@ -645,7 +645,7 @@ def find_pairing(a, b, t, defender, budget, pairs):
     return find_pairing_into(a, b, t, defender, budget, pairs, new_cover_work(t.win_masks.shape[0]))
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def find_pairing_into(a, b, t, defender, budget, pairs, w):
     """find_pairing with the caller's scratch arrays ``w`` (new_cover_work(len(t.win_masks))): a
     search that asks at every node allocates them once."""

@@ -1,0 +1,85 @@
+"""Kernels as plain Python (pndb.jit.interpret, for commands that read a position or two) and
+compiled: the same answers; and such a command never loads numba."""
+
+import json
+import subprocess
+import sys
+
+from conftest import PNDB
+from pndb.games import load_game
+
+GAMES = ["tictactoe", "qango6", "qango6:tournament", "qango7plus:edges", "connect4:7x6", "connect4:5x4"]
+GAMES += ["mnk:5,5,4"]
+
+PLAYOUTS = """
+import json, random, sys
+from pndb import jit
+{interpret}
+from pndb.games import load_game
+
+def playouts(spec, count, seed):
+    game = load_game(spec)
+    rng = random.Random(seed)
+    seen = []
+    for _ in range(count):
+        pos, moves = game.parse_moves("")
+        while True:
+            legal = game.legal_moves(pos)
+            state = game.status(pos)
+            early = int(game.status(pos, early=True))
+            row = [game.canonical(pos), int(state), early, legal, game.render(pos)]
+            if state == 0:
+                row.append(game.children(pos))
+            seen.append(repr(row))
+            if state != 0 or not legal:
+                break
+            pos = game.play(pos, rng.choice(legal))
+    return seen
+
+print(json.dumps({{spec: playouts(spec, 3, 7) for spec in {games!r}}}))
+print("numba" in sys.modules, file=sys.stderr)
+"""
+
+
+def run_playouts(interpret):
+    code = PLAYOUTS.format(interpret="jit.interpret()" if interpret else "jit.realise()", games=GAMES)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr.strip().splitlines()[-1] == "True"
+
+
+def test_interpreted_kernels_agree_with_compiled():
+    python, python_loaded_numba = run_playouts(True)
+    compiled, compiled_loaded_numba = run_playouts(False)
+    assert not python_loaded_numba and compiled_loaded_numba
+    for spec in GAMES:
+        assert len(python[spec]) > 10, spec
+        assert python[spec] == compiled[spec], spec
+
+
+def test_show_does_not_load_numba():
+    code = (
+        "import sys\n"
+        "from pndb.cli import main\n"
+        "try:\n"
+        "    main(['show', 'connect4', '--moves', '4453'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 0, e.code\n"
+        "print('numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False"
+    assert "to move: first player" in done.stdout
+    args = [PNDB, "show", "qango6", "--moves", "c3"]
+    shown = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and "to move: second player" in shown.stdout
+
+
+def test_tests_run_compiled_kernels():
+    """conftest has loaded numba, so the tests' own compiled functions may call pndb's kernels."""
+    from pndb.games import kernels as K
+    from pndb.jit import Kernel
+
+    load_game("qango6")
+    assert not isinstance(K.status, Kernel) and hasattr(K.status, "py_func")
