@@ -91,10 +91,13 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from pndb import jit
 from pndb.games import kernels as K
 from pndb.games import connect4_rules as C
 from pndb.games import patterns as P
 from pndb.values import PAIRING
+
+jit.realise()  # the kernels below call those of pndb.games, which must be numba's then
 
 INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 32 bits each
 NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached

@@ -83,3 +83,19 @@ def test_tests_run_compiled_kernels():
 
     load_game("qango6")
     assert not isinstance(K.status, Kernel) and hasattr(K.status, "py_func")
+
+
+def test_inner_search_first():
+    """A program whose first compiled call is the inner search (pndb.inner uses numba itself)."""
+    code = (
+        "import numpy as np\n"
+        "from pndb.games import load_game\n"
+        "game = load_game('tictactoe')\n"
+        "from pndb import inner\n"
+        "start = np.zeros(1, np.uint64)\n"
+        "result = inner.InnerSolver(game, 10000, 16).run(inner.InnerJob(start, start, 1, 10000))\n"
+        "print(result.pn[0], result.dn[0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", str(int(__import__("pndb.inner").inner.INF))]
