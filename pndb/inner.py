@@ -110,15 +110,17 @@ KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
 # question NUMS holds numbers for, 5 + q: knowledge (at the solver's pair budget) decides nothing
 # for question q here, 7: no threat sequence (at the solver's depth) wins for the player to move
-# here, 8 + q: knowledge decided question q here (in the search), 10-63 work. An entry in use
+# here, 8 + q: knowledge decided question q here (in the search), 10 + q: proof extraction has
+# handed out this position's proof for question q, all of it, 12-63 work. An entry in use
 # always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
 NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
 NO_SEQUENCE = np.uint64(1 << 7)  # META bit 7: the player to move has no threat sequence (threat_sequence)
 KNOWLEDGE_DECIDED = np.uint64(1 << 8)  # META bit 8 + q: the search's knowledge decided q here
-FLAGS = np.uint64(0x3F0)  # META bits 4-9
+REPORTED = np.uint64(1 << 10)  # META bit 10 + q: extract_proof has handed out the proof for q
+FLAGS = np.uint64(0xFF0)  # META bits 4-11
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
-WORK_SHIFT = np.uint64(10)
+WORK_SHIFT = np.uint64(12)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
@@ -853,8 +855,15 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
     while it searches), each child is searched on its own, most promising first, and the first
     one found won for the owner is taken: what a search returns never depends on the table
     keeping it. Returns (out, nodes, table).
+
+    A position whose proof an earlier extraction handed out (its REPORTED mark, set as each
+    position is read; by the end of the call all of its proof is out) is not read again: the
+    outer search stored that proof, and a search that goes through a proven position would
+    otherwise hand the same records back again and again. The mark lives with the table entry:
+    an entry replaced has lost it, and its proof is handed out once more.
     """
     seen = new_set(1024)
+    reported = REPORTED << np.uint64(q)
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
     ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
     stack_a = np.empty(MAX_DEPTH * 64, np.uint64)
@@ -875,6 +884,11 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         known, seen = seen_before(seen, a, b)
         if known:
             continue
+        s = find(tab.recs, a, b)
+        if s >= 0:
+            if tab.recs[s, META] & reported != K.ZERO:
+                continue
+            tab.recs[s, META] |= reported
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
         owner = K.first_to_move(a, b) == proven
         # knowledge is asked where the search decided by it (for either question: a fact of one

@@ -518,21 +518,25 @@ def solve_with_proof(solver, key, q, value):
     "spec, table_mb", [("tictactoe", 64), ("mnk:4,3,3", 64), ("connect4:4x4", 64), ("connect4:4x4", 1)]
 )
 def test_inner_proof_is_a_complete_strategy(spec, table_mb):
-    """The proof a job returns for the root and for some sampled positions, for the question
-    the position decides, walks to finished games (with a 1 MB table parts were evicted and must
-    be searched again)."""
+    """The proof of the root and of some sampled positions, for the question the position
+    decides, walks to finished games (with a 1 MB table parts were evicted and must be searched
+    again). The moves are those of every job of the solver so far: a solver hands each proof
+    out once, and a later job leaves out what an earlier one handed out."""
     game = load_game(spec)
     positions = all_ongoing(spec)
     rng = random.Random(3)
     picked = [positions[0]] + rng.sample(positions, 25)
     solver = InnerSolver(game, BIG, table_mb)
     walked = 0
+    handed_out = {}
     for a, b in picked:
         value = minimax(spec, a, b)
         key = canonical(game, a, b)
         for q in (0, 1):
             proven, table = solve_with_proof(solver, key, q, value)
-            walked += walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, set())
+            moves = handed_out.setdefault((q, proven), {})
+            moves.update(table)
+            walked += walk_proof(game, lambda k, q_, p_: moves.get(k), key, q, proven, set())
     assert walked > 100
 
 
