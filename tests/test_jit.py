@@ -41,10 +41,16 @@ print("numba" in sys.modules, file=sys.stderr)
 """
 
 
-def run_playouts(interpret):
-    code = PLAYOUTS.format(interpret="jit.interpret()" if interpret else "jit.realise()", games=GAMES)
+def python_run(code):
+    """The finished process of ``python -c code``, which must have succeeded."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def run_playouts(interpret):
+    mode = "jit.interpret()" if interpret else "jit.realise()"
+    done = python_run(PLAYOUTS.format(interpret=mode, games=GAMES))
     return json.loads(done.stdout), done.stderr.strip().splitlines()[-1] == "True"
 
 
@@ -58,7 +64,7 @@ def test_interpreted_kernels_agree_with_compiled():
 
 
 def test_show_does_not_load_numba():
-    code = (
+    done = python_run(
         "import sys\n"
         "from pndb.cli import main\n"
         "try:\n"
@@ -67,8 +73,6 @@ def test_show_does_not_load_numba():
         "    assert e.code == 0, e.code\n"
         "print('numba' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "False"
     assert "to move: first player" in done.stdout
     args = [PNDB, "show", "qango6", "--moves", "c3"]
@@ -87,7 +91,7 @@ def test_tests_run_compiled_kernels():
 
 def test_inner_search_first():
     """A program whose first compiled call is the inner search (pndb.inner uses numba itself)."""
-    code = (
+    done = python_run(
         "import numpy as np\n"
         "from pndb.games import load_game\n"
         "game = load_game('tictactoe')\n"
@@ -96,6 +100,4 @@ def test_inner_search_first():
         "result = inner.InnerSolver(game, 10000, 16).run(inner.InnerJob(start, start, 1, 10000))\n"
         "print(result.pn[0], result.dn[0])\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", str(int(__import__("pndb.inner").inner.INF))]
