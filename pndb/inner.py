@@ -896,7 +896,6 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         # (positions it did not store, or evicted), unless the children decide at once (a stone
         # of the owner that wins now or next; replies that all lose)
         if ask != 0 and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
-            s = find(tab.recs, a, b)
             if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(a, b, q, t, ask, tab, st, True)
                 if verdict == (1 if proven else -1):

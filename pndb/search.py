@@ -193,8 +193,8 @@ class Search:
         """Merge the inner solver's proof records (the owner's move at each owner-to-move
         position of its proofs, or the certificate that decides it) into the proof table. A
         record whose fact the table holds already, with a move or a certificate, is left as it
-        is (its move's proof was stored with it): searches that go through a proven position
-        hand its proof back again and again."""
+        is (its move's proof was stored with it): the inner solver hands a proof out again when
+        its table has lost the mark that it did (inner.REPORTED)."""
         raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
         certs = proofs.certificates.tobytes()
         end = 0
