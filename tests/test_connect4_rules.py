@@ -467,6 +467,40 @@ def test_compiled_equals_python(spec, count):
     assert decided >= 3
 
 
+@pytest.mark.parametrize("spec, count", [("connect4:5x4", 150), ("connect4:6x5", 100), ("connect4:7x6", 100)])
+def test_unsolved_problems_found_without_instances(spec, count):
+    """The compiled evaluation skips a win condition where _nb_unsolved finds a problem that no
+    instance solves; it finds exactly the problems that the Python definitions' instances leave
+    unsolved, under every win condition of random positions."""
+    game = load_game(spec)
+    lines = cr.lines_of(game)
+    w, h = game.tables.columns.shape
+    seen = Counter()
+    for a, b in random_positions(spec, count, seed=31):
+        setting = cr._setting(cr.board_of(game, a, b), a, b)
+        for threat in setting.threats if setting else ():
+            bd = cr.board_of(game, a, b, threat)
+            dead = cr._dead(bd, threat)
+            problems = [g for g in bd.lines if not g & setting.mine and not g & dead]
+            opponent = (a | b) & ~setting.mine
+            through = [0] * (w * h)
+            for p, g in enumerate(problems):
+                for s in cr._cells(g):
+                    through[s] |= 1 << p
+            solved = 0
+            for x in cr.instances(bd, opponent):
+                solved |= x.solved(through) if cr._useful(x, through) else 0
+            unsolved = np.zeros(len(problems), np.bool_)
+            count = cr._nb_unsolved(
+                w, h, np.uint64(bd.region), np.uint64(bd.occupied), np.uint64(opponent),
+                np.array(bd.top, np.int64), lines, np.array(problems, np.uint64), unsolved,
+            )  # fmt: skip
+            expected = [not solved >> p & 1 for p in range(len(problems))]
+            assert unsolved.tolist() == expected and count == sum(expected), (spec, a, b, threat)
+            seen[count > 0] += 1
+    assert seen[True] >= 10 and seen[False] >= 10
+
+
 def test_solve_with_rules_gives_verified_book(tmp_path):
     """connect4:5x4 solved with knowledge (a small inner budget, so that the outer search meets
     positions the rules decide): the database holds rule certificates, `check` accepts them,

@@ -1489,6 +1489,81 @@ def _nb_specialbefores(
 
 
 @njit(cache=True)
+def _nb_unsolved(w, h, region, occupied, opponent, top, lines, problems, unsolved):
+    """How many problems no instance of any rule solves, found without enumerating the
+    instances (most evaluations in a search fail so: no chosen set exists then); unsolved[p]
+    tells which (all False when the count is 0). A problem is solved only by an instance one
+    of whose claims it contains, or, for an Aftereven, whose columns above it meets
+    (:meth:`Applied.solved`), and the claims are made of few kinds of squares: an empty even
+    square over an empty one (Claimeven; Aftereven's, Highinverse's and Baseclaim's even
+    squares), two playable squares (Baseinverse, Baseclaim, Specialbefore), a vertical pair of
+    empty squares (Vertical, the parts of Lowinverse, Before and Specialbefore), two empty odd
+    squares over empty ones (Lowinverse; Highinverse's middle squares), or every successor of
+    a Before's or Specialbefore's group."""
+    even_upper = _U0
+    odd_upper = _U0
+    playable = _U0
+    y = region
+    while y != _U0:
+        s = _lowest(y)
+        y &= y - _U1
+        lo = _nb_below(w, h, s)
+        if lo < 0 or (occupied >> np.uint64(lo)) & _U1 != _U0:
+            playable |= _b(s)
+        elif _nb_empty(region, lo):
+            if _nb_even(w, top, s):
+                even_upper |= _b(s)
+            else:
+                odd_upper |= _b(s)
+    shift = np.uint64(w)
+    count = 0
+    for p in range(problems.shape[0]):
+        g = problems[p]
+        unsolved[p] = (
+            g & even_upper == _U0
+            and popcount(g & playable) < 2
+            and g & odd_upper & (g >> shift) == _U0
+            and popcount(g & odd_upper) < 2
+        )
+        count += unsolved[p]
+    cells = np.empty(4, np.int64)
+    emp = np.empty(4, np.int64)
+    li = 0
+    while count > 0 and li < lines.shape[0]:  # the controller's groups: Befores, Afterevens
+        line = lines[li]
+        li += 1
+        if line & opponent != _U0:
+            continue
+        _, k = _nb_group_cells(line, occupied, region, cells, emp)
+        if k <= 0:
+            continue
+        succ = _U0
+        if _nb_part_columns(w, region, emp, k) >= 0:
+            for t in range(k):
+                succ |= _b(_nb_above(w, emp[t]))
+        aftereven = True
+        for t in range(k):
+            lo = _nb_below(w, h, emp[t])
+            aftereven = aftereven and lo >= 0 and _nb_claimeven(w, h, region, top, lo, emp[t])
+        for p in range(problems.shape[0]):
+            if not unsolved[p]:
+                continue
+            g = problems[p]
+            meets = aftereven
+            for t in range(k):
+                u = _nb_above(w, emp[t])
+                col = _U0
+                while u >= 0:
+                    col |= _b(u)
+                    u = _nb_above(w, u)
+                meets = meets and g & col != _U0
+            if meets or (succ != _U0 and g & succ == succ):
+                unsolved[p] = False
+                count -= 1
+    return count
+
+
+@njit(cache=True)
 def _nb_compatible(ints, masks, x, y):
     """:func:`compatible` on rows x and y of the instance table."""
     rx, ry = ints[x, _I_RULE], ints[y, _I_RULE]
@@ -1675,6 +1750,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     cap = _nb_cap(w, h, nlines)
     top = np.zeros(w, np.int64)
     problems = np.empty(nlines, np.uint64)
+    unsolved = np.empty(nlines, np.bool_)
     for k in range(ntries):
         threat = tries[k]
         region = empties
@@ -1707,6 +1783,8 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
             if g & mine == _U0 and g & dead == _U0:
                 problems[np_] = g
                 np_ += 1
+        if _nb_unsolved(w, h, region, occupied, opponent, top, lines, problems[:np_], unsolved) > 0:
+            continue
         ints, masks, solved, m = _nb_instances(
             w, h, region, occupied, opponent, top, lines, problems[:np_], rule_mask, cap
         )
