@@ -15,8 +15,6 @@ over the budget: the budget, not an estimate of record sizes, has the last word.
 
 from dataclasses import dataclass, field
 
-from pndb.values import EMPTY_PROOF
-
 RECORD_BYTES = 400  # a cached Node with its key and dict slot, measured at about 330 bytes
 
 
@@ -72,9 +70,15 @@ class NodeCache:
     def parents(self, key):
         return self.view.parents(key) + self.new_links.get(key, [])
 
-    def proof(self, key):
-        """The Proof of ``key`` as known so far (committed or not), EMPTY_PROOF when none."""
-        return self.new_proofs.get(key) or self.view.proof(key) or EMPTY_PROOF
+    def proofs_of(self, board_keys):
+        """The Proofs known so far (committed or not) for those of ``board_keys`` that have one."""
+        found = self.view.proofs_of(board_keys)
+        new = self.new_proofs
+        for key in board_keys:
+            proof = new.get(key)
+            if proof is not None:
+                found[key] = proof
+        return found
 
     def put_proof(self, key, proof):
         self.new_proofs[key] = proof

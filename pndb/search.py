@@ -26,7 +26,8 @@ import numpy as np
 
 from pndb.inner import CERTIFIED, InnerJob
 from pndb.inner import INF as INNER_INF
-from pndb.values import EVALUATED, INF, NO_MOVE, Certificate, Fact, Node, Status, combine, good_for
+from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Certificate, Fact, Node, Status
+from pndb.values import combine, good_for
 
 COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 PROGRESS_SECONDS = 2.0
@@ -196,20 +197,23 @@ class Search:
         is (its move's proof was stored with it): the inner solver hands a proof out again when
         its table has lost the mark that it did (inner.REPORTED)."""
         raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
+        keys = [raw[i : i + 16] for i in range(0, len(raw), 16)]
         certs = proofs.certificates.tobytes()
+        moves = proofs.move.tolist()
+        known = self.cache.proofs_of([k for k, m in zip(keys, moves) if m != CERTIFIED])
         end = 0
-        rows = zip(proofs.move.tolist(), proofs.question.tolist(), proofs.proven.tolist(),
+        rows = zip(keys, moves, proofs.question.tolist(), proofs.proven.tolist(),
                    proofs.certificate_size.tolist())  # fmt: skip
-        for i, (move, q, proven, size) in enumerate(rows):
-            key = raw[16 * i : 16 * i + 16]
+        for key, move, q, proven, size in rows:
             fact = FACTS[q, proven]
             start, end = end, end + size
             if move == CERTIFIED:
                 self.add_certificate(key, fact, Certificate(certs[start], certs[start + 1 : end]))
                 continue
-            old = self.cache.proof(key)
+            old = known.get(key, EMPTY_PROOF)
             if old.move(q) == NO_MOVE or not good_for(old.lo, old.hi, fact):
-                self.cache.put_proof(key, old.with_fact(fact, move))
+                known[key] = new = old.with_fact(fact, move)
+                self.cache.put_proof(key, new)
 
     def add_certificate(self, key, fact, cert):
         """Store the inner search's certificate of ``key`` (it proves ``fact``), unless one

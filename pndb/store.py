@@ -267,6 +267,12 @@ class ReadView:
         raw = self.txn.get(key, db=self.store.proof)
         return None if raw is None else decode(Proof, PROOF, key, raw)
 
+    def proofs_of(self, board_keys):
+        """The Proofs stored for those of ``board_keys`` that have one, as a dict: one call
+        into LMDB for a whole batch of the inner search's records."""
+        found = self.txn.cursor(db=self.store.proof).getmulti(board_keys)
+        return {k: decode(Proof, PROOF, k, v) for k, v in found}
+
     def certificates(self, key):
         """The Certificates stored for ``key`` (a position may have one per defender); a node
         key's and its representative's."""

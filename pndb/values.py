@@ -217,10 +217,9 @@ class Proof(NamedTuple):
 
     def with_fact(self, fact, move):
         """This record after ``fact`` was proven with ``move`` as the strategy move."""
-        flo, fhi = fact.interval
-        moves = [self.move0, self.move1]
-        moves[fact.q] = move
-        return Proof(max(self.lo, flo), min(self.hi, fhi), *moves)
+        flo, fhi = PROOF_FACT[fact]
+        lo, hi = max(self.lo, flo), min(self.hi, fhi)
+        return Proof(lo, hi, self.move0, move) if fact.q else Proof(lo, hi, move, self.move1)
 
     def strategy_move(self, fact):
         """The strategy move this record holds for ``fact``, or None. A move proving the other
