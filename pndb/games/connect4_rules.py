@@ -1691,12 +1691,11 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     occupied = a | b
     full = ~_U0 if n == 64 else (_U1 << np.uint64(n)) - _U1
     empties = full & ~occupied
-    none = (0, -1, np.zeros((0, _NI), np.int64), np.zeros((0, 1), np.uint64), np.zeros(0, np.uint64))
     if empties == _U0:
-        return none
+        return _nb_no_verdict()
     for g in lines:
         if a & g == g or b & g == g:
-            return none
+            return _nb_no_verdict()
     if popcount(a) == popcount(b):
         controller, mine = 2, b
     else:
@@ -1746,6 +1745,8 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     if parity == 0 and rule_mask >> 11 & 1:
         tries[ntries] = -1
         ntries += 1
+    if ntries == 0:
+        return _nb_no_verdict()
     nlines = lines.shape[0]
     cap = _nb_cap(w, h, nlines)
     top = np.zeros(w, np.int64)
@@ -1791,7 +1792,13 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         status, chosen = _nb_chosen_set(ints, masks, solved, m, np_, max_nodes)
         if status == 1:
             return controller, threat, ints[chosen], solved[chosen], problems[:np_].copy()
-    return none
+    return _nb_no_verdict()
+
+
+@njit(cache=True, inline="always")
+def _nb_no_verdict():
+    """:func:`_nb_evaluate`'s result when it finds no chosen set."""
+    return 0, -1, np.zeros((0, _NI), np.int64), np.zeros((0, 1), np.uint64), np.zeros(0, np.uint64)
 
 
 @njit(cache=True)
