@@ -1693,9 +1693,6 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     empties = full & ~occupied
     if empties == _U0:
         return _nb_no_verdict()
-    for g in lines:
-        if a & g == g or b & g == g:
-            return _nb_no_verdict()
     if popcount(a) == popcount(b):
         controller, mine = 2, b
     else:
@@ -1703,45 +1700,60 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     opponent = occupied & ~mine
     parity = popcount(empties) % 2
     # the win conditions to try (see threats, combinations): the controller's threats, its threat
-    # combinations (code n + x * n + low), then NO_THREAT
-    tries = np.empty(n * n + n + 1, np.int64)
-    ntries = 0
-    seen = _U0
-    pair = np.zeros(n, np.uint64)  # cell p -> the cells q with a group of the controller but p, q
+    # combinations (code n + x * n + low), then NO_THREAT; one pass over the groups without
+    # branches (those on the groups' contents cost more than the rest of the pass)
+    threats = _U0
+    won = False
+    twos = np.empty(lines.shape[0], np.uint64)  # groups of the controller but two empty cells
+    ntwos = 0
     for g in lines:
         rest = g & ~mine
-        if rest != _U0 and rest & occupied == _U0:
-            if rest & (rest - _U1) == _U0:
-                t = _lowest(rest)
-                below = _nb_below(w, h, t)
-                if (t // w) % 2 == parity and below >= 0 and (occupied >> np.uint64(below)) & _U1 == _U0:
-                    seen |= _b(t)
-            elif popcount(rest) == 2:
-                p = _lowest(rest)
-                q = _lowest(rest & (rest - _U1))
-                pair[p] |= _b(q)
-                pair[q] |= _b(p)
+        won |= (rest == _U0) | (g & opponent == g)
+        rest2 = rest & (rest - _U1)
+        unblocked = rest & opponent == _U0
+        threats |= rest if unblocked & (rest2 == _U0) else _U0
+        twos[ntwos] = rest
+        ntwos += unblocked & (rest2 != _U0) & (rest2 & (rest2 - _U1) == _U0)
+    if won:
+        return _nb_no_verdict()
+    rows = _U0  # the rows of the parity of the number of empty squares, counted from the top
+    for r in range(parity, h, 2):
+        rows |= ((_U1 << np.uint64(w)) - _U1) << np.uint64(r * w)
+    over_empty = empties >> np.uint64(w)  # squares above an empty square
+    tries = np.empty(n + 2 * ntwos + 1, np.int64)
+    ntries = 0
+    seen = threats & rows & over_empty
     while seen != _U0:
         tries[ntries] = _lowest(seen)
         seen &= seen - _U1
         ntries += 1
     if rule_mask >> 10 & 1:
-        for x in range(n):
-            below = _nb_below(w, h, x)
-            if (x // w) % 2 != parity or below < 0 or (occupied >> np.uint64(below)) & _U1 != _U0:
-                continue
-            y = pair[x]
-            while y != _U0:
-                low = _lowest(y)
-                y &= y - _U1
-                if low % w == x % w or (low // w) % 2 != 1:
+        odd_rows = _U0
+        for r in range(1, h, 2):
+            odd_rows |= ((_U1 << np.uint64(w)) - _U1) << np.uint64(r * w)
+        lows = empties & ~over_empty & odd_rows  # directly playable, in an odd row
+        start = ntries
+        for i in range(ntwos):
+            p = _lowest(twos[i])
+            q = _lowest(twos[i] & (twos[i] - _U1))
+            for x, low in ((p, q), (q, p)):
+                if (rows & over_empty) >> np.uint64(x) & _U1 == _U0 or lows >> np.uint64(low) & _U1 == _U0:
                     continue
-                lb = _nb_below(w, h, low)
-                if lb >= 0 and (occupied >> np.uint64(lb)) & _U1 == _U0:
+                if x % w == low % w:
                     continue
-                if (pair[x] >> np.uint64(low - w)) & _U1 != _U0:
-                    tries[ntries] = n + x * n + low
-                    ntries += 1
+                up = _b(x) | _b(low - w)
+                for j in range(ntwos):
+                    if twos[j] == up:
+                        tries[ntries] = n + x * n + low
+                        ntries += 1
+                        break
+        tries[start:ntries].sort()  # in the order of (x, low), each once
+        kept = start
+        for i in range(start, ntries):
+            if i == start or tries[i] != tries[kept - 1]:
+                tries[kept] = tries[i]
+                kept += 1
+        ntries = kept
     if parity == 0 and rule_mask >> 11 & 1:
         tries[ntries] = -1
         ntries += 1
