@@ -123,8 +123,9 @@ UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
 WORK_SHIFT = np.uint64(12)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
-DECIDED_FOR_MOVER = -1  # expand(): a child wins for the player to move (or draws where that suffices)
-DECIDED_AGAINST_MOVER = -2  # expand(): knowledge decides the question for the other player
+# a frame's children count, when its expansion (in solve_one) finds the position decided:
+DECIDED_FOR_MOVER = -1  # a child wins for the player to move (or draws where that suffices)
+DECIDED_AGAINST_MOVER = -2  # knowledge decides the question for the other player
 CERTIFIED = -1  # a proof record's move: knowledge (a pairing, Allis' rules) decides this position
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
 KNOWLEDGE_TRIAL = 2_000  # tries at one number of empty cells before judging whether knowledge pays
@@ -211,7 +212,7 @@ class Stack(NamedTuple):
     th_dn: np.ndarray
     start: np.ndarray
     n: np.ndarray  # ongoing children; -1 when a child decides the position for its mover
-    marks: np.ndarray  # uint64[depth]: NO_VERDICT bits for the frame's table entry (expand)
+    marks: np.ndarray  # uint64[depth]: NO_VERDICT bits for the frame's table entry (the expansion)
     last: np.ndarray
     moves: np.ndarray
     sym: np.ndarray  # the symmetry mapping each child to its canonical key
@@ -222,8 +223,8 @@ class Stack(NamedTuple):
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
     cover: P.CoverWork  # ... and the rest of their scratch arrays
     certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
-    score: np.ndarray  # int64[64]: scratch for expand(): each child's threats made, for its order
-    replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (expand)
+    score: np.ndarray  # int64[64]: scratch for the expansion: each child's threats made, for its order
+    replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (the expansion)
     knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
     knowledge_skip: np.ndarray  # bool[65]: numbers of empty cells where the search no longer asks
     threat_depth: np.ndarray  # int64[1]: the most attacker moves of a threat sequence (0: none)
@@ -435,31 +436,35 @@ def pairing_decides(a, b, q, t, pair_budget, st):
     return (0 if npairs == P.NO_PAIRING else -1 if q == 0 else 1), 1 + 2 * npairs
 
 
-@nb.njit(cache=True, inline="always")  # asked at most nodes: the checks that do not ask cost no call
+@nb.njit(cache=True, inline="always")
+def knowledge_asked(a, b, cell_mask, gravity, rules_limits, skip, everywhere):
+    """Whether knowledge_decides is to be asked at (a, b): the search asks only at numbers of
+    empty cells not in ``skip`` (its Stack's knowledge_skip), proof extraction ``everywhere``
+    (the search may have used knowledge there before it was skipped); Allis' rules only with
+    at most rules_limits[1] empty squares. (The few arrays it reads, not the tuples that hold
+    them: an inlined function pays reference counting for every array of a tuple it takes.)"""
+    empty = K.popcount(cell_mask[0] & ~(a | b))
+    if skip[empty] and not everywhere:
+        return False
+    return gravity[0] != 1 or empty <= rules_limits[1]
+
+
+@nb.njit(cache=True, inline="always")  # asked at most nodes: a call would pass every array of its tuples
 def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
-    wrote into st.certificate: a kind byte, then the payload of docs/book-format.md).
+    wrote into st.certificate: a kind byte, then the payload of docs/book-format.md), at a
+    position where knowledge_asked says to ask.
     Without gravity a pairing: for q0 one of the second player (the first never completes a
     pattern: disproven), for q1 one of the first player (the second never does: proven). In
-    Connect Four Allis' rules (pndb.games.connect4_rules, on positions with at most
-    t.rules_limits[1] empty squares). ``pair_budget`` 0: no knowledge; else the nodes of a
+    Connect Four Allis' rules (pndb.games.connect4_rules). ``pair_budget``: the nodes of a
     pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
 
-    The search asks only at numbers of empty cells not in st.knowledge_skip, and counts the
-    positions it evaluates and their decisions by number of empty cells in
-    st.knowledge_tries; proof extraction asks ``everywhere`` (the search may have used
-    knowledge there before it was skipped) and counts nothing. A position the table has
-    marked for q is not asked again: df-pn enters a position many times, and a proof is read
-    after its search (a table's marks are all at its solver's budget)."""
-    if pair_budget == 0:
-        return 0, K.ZERO, 0
-    empty = K.popcount(t.cell_mask[0] & ~(a | b))
-    if st.knowledge_skip[empty] and not everywhere:
-        return 0, K.ZERO, 0
+    The search (not ``everywhere``) counts the positions it evaluates and their decisions by
+    number of empty cells in st.knowledge_tries. A position the table has marked for q is not
+    asked again: df-pn enters a position many times, and a proof is read after its search (a
+    table's marks are all at its solver's budget)."""
     gravity = t.gravity[0] == 1
-    if gravity and empty > t.rules_limits[1]:
-        return 0, K.ZERO, 0
     mark = NO_VERDICT << np.uint64(q)
     s = find(tab.recs, a, b)
     if s >= 0 and tab.recs[s, META] & mark != K.ZERO:
@@ -473,111 +478,12 @@ def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
         found, size = pairing_decides(a, b, q, t, pair_budget, st)
         cert[0] = PAIRING
     if not everywhere:
+        empty = K.popcount(t.cell_mask[0] & ~(a | b))
         st.knowledge_tries[empty, 0] += 1
         st.knowledge_tries[empty, 1] += found != 0
     if found == 0:
         return 0, mark, 0
     return found, K.ZERO, 1 + size
-
-
-@nb.njit(cache=True, inline="always")  # once per node: a call would pass every array of its tuples
-def expand(d, first, stones, q, t, steps, st, tab, pair_budget):
-    """Write the ongoing children of frame d (keys canonical, one per symmetry class) into the
-    frame; returns their number, DECIDED_FOR_MOVER when a child decides the position for its
-    mover, or DECIDED_AGAINST_MOVER when knowledge decides it for the other player."""
-    img = st.img[d]
-    a = img[0]
-    b = img[1]
-    mine, theirs = (a, b) if first else (b, a)
-    avail = st.avail[d]
-    legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
-    gravity = t.gravity[0] != 0
-    if gravity:  # the threats a stone makes order the children
-        own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
-        opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
-    else:
-        own_threats, opponent_threats = K.threats_of_both(mine, theirs, t.win_masks)
-        c0 = c1 = c2 = o0 = o1 = o2 = K.ZERO
-    st.marks[d] = K.ZERO
-    if own_threats & legal != K.ZERO:
-        return DECIDED_FOR_MOVER
-    if st.threat_depth[0] != 0 and opponent_threats == K.ZERO and not gravity:
-        s = find(tab.recs, a, b)
-        if s < 0 or tab.recs[s, META] & NO_SEQUENCE == K.ZERO:
-            depth = st.threat_depth[0]
-            if P.threat_sequence(mine, theirs, stones, t, depth, st.seq_levels, st.seq_tried) >= 0:
-                return DECIDED_FOR_MOVER
-            st.marks[d] = NO_SEQUENCE
-    if pair_budget != 0:
-        decided, mark, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st, False)
-        st.marks[d] |= mark
-        if decided != 0:
-            st.marks[d] |= KNOWLEDGE_DECIDED << np.uint64(q)
-            return DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
-        if not gravity:  # moves on dead cells dropped (patterns.prune_dead), once undecided
-            legal = P.prune_dead(a, b, t, legal)
-    cap = t.disc_cap[0]
-    draw_wins = q == (1 if first else 0)  # a draw reaches the mover's goal: q1 for the first player
-    near_symmetric = K.near_symmetric(img, first)
-    on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
-    moves = st.moves[d]
-    syms = st.sym[d]
-    score = st.score
-    replies = st.replies[d]
-    cka = st.ka[d]
-    ckb = st.kb[d]
-    n = 0
-    for i in range(t.order.shape[0]):
-        cell = t.order[i]
-        bit = K.ONE << np.uint64(cell)
-        if legal & bit == K.ZERO:
-            continue
-        child_avail = (avail ^ bit) | steps.up_bit[cell]
-        state = K.child_status(first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap)
-        if state == K.DRAW and draw_wins:
-            return DECIDED_FOR_MOVER
-        if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
-            continue
-        best_a, best_b, g = K.canonical_child(img, steps.sym_bit[cell], on_a)
-        if near_symmetric:
-            duplicate = False
-            for j in range(n):
-                if cka[j] == best_a and ckb[j] == best_b:
-                    duplicate = True
-                    break
-            if duplicate:
-                continue
-        home = home_block(best_a, best_b, tab.recs.shape[0] - 1)
-        prefetch(tab.recs, home)
-        prefetch(tab.recs, home + 2)
-        made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
-        reply = 1  # the opponent's non-losing replies the child starts with
-        if gravity:
-            makes = K.bit_count_at(cell, c0, c1, c2)
-            made = 2 * makes + K.bit_count_at(cell, o0, o1, o2)
-            # the replies, estimated: the mover's playable threats after the stone (when any,
-            # every other reply loses at once), else every available cell
-            forcing = own_threats & steps.up_bit[cell]
-            if makes > 0:
-                forcing |= K.threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts) & child_avail
-            reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
-        j = n
-        while j > 0 and score[j - 1] < made:
-            score[j] = score[j - 1]
-            moves[j] = moves[j - 1]
-            syms[j] = syms[j - 1]
-            cka[j] = cka[j - 1]
-            ckb[j] = ckb[j - 1]
-            replies[j] = replies[j - 1]
-            j -= 1
-        score[j] = made
-        replies[j] = reply
-        moves[j] = cell
-        syms[j] = g
-        cka[j] = best_a
-        ckb[j] = best_b
-        n += 1
-    return n
 
 
 @nb.njit(cache=True)
@@ -606,11 +512,121 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     st.th_dn[0] = th_dn
     st.start[0] = counter
     st.last[0] = -1
-    st.n[0] = expand(0, first0, stones0, q, t, steps, st, tab, pair_budget)
     root_pn = np.int64(1)
     root_dn = np.int64(1)
+    entering = True  # the frame at depth is new: its children are still to be written
     while depth >= 0:
         first = first0 != (depth & 1 == 1)
+        if entering:
+            entering = False
+            # expansion: write the frame's ongoing children (keys canonical, one per symmetry
+            # class), their number into st.n, or DECIDED_FOR_MOVER when a child decides the
+            # position for its mover, DECIDED_AGAINST_MOVER when knowledge decides it for the
+            # other player. (Written out here, not as a function: an inlined function that takes
+            # the solver's tuples pays two atomic reference count updates for each of their
+            # arrays, some 120 a node, which took a third of the search's time.)
+            stones = stones0 + depth
+            a = st.img[depth, 0]
+            b = st.img[depth, 1]
+            mine, theirs = (a, b) if first else (b, a)
+            avail = st.avail[depth]
+            legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
+            gravity = t.gravity[0] != 0
+            if gravity:  # the threats a stone makes order the children
+                own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
+                opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
+            else:
+                own_threats, opponent_threats = K.threats_of_both(mine, theirs, t.win_masks)
+                c0 = c1 = c2 = o0 = o1 = o2 = K.ZERO
+            st.marks[depth] = K.ZERO
+            n = 0
+            if own_threats & legal != K.ZERO:
+                n = DECIDED_FOR_MOVER
+            elif st.threat_depth[0] != 0 and opponent_threats == K.ZERO and not gravity:
+                s = find(tab.recs, a, b)
+                if s < 0 or tab.recs[s, META] & NO_SEQUENCE == K.ZERO:
+                    steps_max = st.threat_depth[0]
+                    if (
+                        P.threat_sequence(mine, theirs, stones, t, steps_max, st.seq_levels, st.seq_tried)
+                        >= 0
+                    ):
+                        n = DECIDED_FOR_MOVER
+                    else:
+                        st.marks[depth] = NO_SEQUENCE
+            if n == 0 and pair_budget != 0:
+                if knowledge_asked(a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, False):
+                    decided, mark, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st, False)
+                    st.marks[depth] |= mark
+                    if decided != 0:
+                        st.marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
+                        n = DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
+                if n == 0 and not gravity:  # moves on dead cells dropped (patterns.prune_dead)
+                    legal = P.prune_dead(a, b, t, legal)
+            if n == 0:
+                cap = t.disc_cap[0]
+                draw_wins = q == (
+                    1 if first else 0
+                )  # a draw reaches the mover's goal: q1 for the first player
+                img = st.img[depth]
+                near_symmetric = K.near_symmetric(img, first)
+                on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
+                for i in range(t.order.shape[0]):
+                    cell = t.order[i]
+                    bit = K.ONE << np.uint64(cell)
+                    if legal & bit == K.ZERO:
+                        continue
+                    child_avail = (avail ^ bit) | steps.up_bit[cell]
+                    state = K.child_status(
+                        first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap
+                    )
+                    if state == K.DRAW and draw_wins:
+                        n = DECIDED_FOR_MOVER
+                        break
+                    if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
+                        continue
+                    best_a, best_b, g = K.canonical_child(img, steps.sym_bit[cell], on_a)
+                    if near_symmetric:
+                        duplicate = False
+                        for j in range(n):
+                            if st.ka[depth, j] == best_a and st.kb[depth, j] == best_b:
+                                duplicate = True
+                                break
+                        if duplicate:
+                            continue
+                    home = home_block(best_a, best_b, tab.recs.shape[0] - 1)
+                    prefetch(tab.recs, home)
+                    prefetch(tab.recs, home + 2)
+                    made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
+                    reply = 1  # the opponent's non-losing replies the child starts with
+                    if gravity:
+                        makes = K.bit_count_at(cell, c0, c1, c2)
+                        made = 2 * makes + K.bit_count_at(cell, o0, o1, o2)
+                        # the replies, estimated: the mover's playable threats after the stone (when
+                        # any, every other reply loses at once), else every available cell
+                        forcing = own_threats & steps.up_bit[cell]
+                        if makes > 0:
+                            forcing |= (
+                                K.threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts)
+                                & child_avail
+                            )
+                        reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
+                    j = n
+                    while j > 0 and st.score[j - 1] < made:
+                        st.score[j] = st.score[j - 1]
+                        st.moves[depth, j] = st.moves[depth, j - 1]
+                        st.sym[depth, j] = st.sym[depth, j - 1]
+                        st.ka[depth, j] = st.ka[depth, j - 1]
+                        st.kb[depth, j] = st.kb[depth, j - 1]
+                        st.replies[depth, j] = st.replies[depth, j - 1]
+                        j -= 1
+                    st.score[j] = made
+                    st.replies[depth, j] = reply
+                    st.moves[depth, j] = cell
+                    st.sym[depth, j] = g
+                    st.ka[depth, j] = best_a
+                    st.kb[depth, j] = best_b
+                    n += 1
+            st.n[depth] = n
         n = st.n[depth]
         cka = st.ka[depth]
         ckb = st.kb[depth]
@@ -693,7 +709,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         st.th_dn[d] = child_far if first else child_near
         counter += 1
         st.start[d] = counter
-        st.n[d] = expand(d, not first, stones0 + d, q, t, steps, st, tab, pair_budget)
+        entering = True
         depth = d
     return root_pn, root_dn, counter, tab
 
@@ -895,7 +911,10 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         # may answer the other), or where the table does not say how the search decided
         # (positions it did not store, or evicted), unless the children decide at once (a stone
         # of the owner that wins now or next; replies that all lose)
-        if ask != 0 and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
+        asked = ask != 0 and knowledge_asked(
+            a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, True
+        )
+        if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
             if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(a, b, q, t, ask, tab, st, True)
                 if verdict == (1 if proven else -1):
