@@ -422,17 +422,17 @@ def add(x, y):
 
 
 @nb.njit(cache=True)
-def pairing_decides(a, b, q, t, pair_budget, st):
+def pairing_decides(a, b, q, t, pair_budget, pairs, cover, cert):
     """Whether a pairing decides question q at (a, b) (-1 disproven, 1 proven, 0 not) and the
-    size of the certificate payload it wrote into st.certificate[1:]: for q0 one of the second
-    player (the first never completes a pattern), for q1 one of the first player."""
+    size of the certificate payload it wrote into cert[1:]: for q0 one of the second player
+    (the first never completes a pattern), for q1 one of the first player. (``pairs``,
+    ``cover``: the Stack's scratch arrays.)"""
     defender = P.DEFENDER_SECOND if q == 0 else P.DEFENDER_FIRST
-    npairs = P.find_pairing_into(a, b, t, defender, pair_budget, st.pairs, st.cover)
-    cert = st.certificate
+    npairs = P.find_pairing_into(a, b, t, defender, pair_budget, pairs, cover)
     cert[1] = defender
     for i in range(max(npairs, 0)):
-        cert[2 + 2 * i] = st.pairs[i, 0]
-        cert[3 + 2 * i] = st.pairs[i, 1]
+        cert[2 + 2 * i] = pairs[i, 0]
+        cert[3 + 2 * i] = pairs[i, 1]
     return (0 if npairs == P.NO_PAIRING else -1 if q == 0 else 1), 1 + 2 * npairs
 
 
@@ -450,37 +450,38 @@ def knowledge_asked(a, b, cell_mask, gravity, rules_limits, skip, everywhere):
 
 
 @nb.njit(cache=True, inline="always")  # asked at most nodes: a call would pass every array of its tuples
-def knowledge_decides(a, b, q, t, pair_budget, tab, st, everywhere):
+def knowledge_decides(a, b, q, t, pair_budget, recs, cert, tries, pairs, cover, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
-    wrote into st.certificate: a kind byte, then the payload of docs/book-format.md), at a
-    position where knowledge_asked says to ask.
+    wrote into ``cert`` (the Stack's certificate): a kind byte, then the payload of
+    docs/book-format.md), at a position where knowledge_asked says to ask. ``recs``: the
+    table's entries; ``tries``, ``pairs``, ``cover``: the Stack's arrays of those names (not
+    the tuples: see knowledge_asked).
     Without gravity a pairing: for q0 one of the second player (the first never completes a
     pattern: disproven), for q1 one of the first player (the second never does: proven). In
     Connect Four Allis' rules (pndb.games.connect4_rules). ``pair_budget``: the nodes of a
     pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
 
     The search (not ``everywhere``) counts the positions it evaluates and their decisions by
-    number of empty cells in st.knowledge_tries. A position the table has marked for q is not
+    number of empty cells in ``tries``. A position the table has marked for q is not
     asked again: df-pn enters a position many times, and a proof is read after its search (a
     table's marks are all at its solver's budget)."""
     gravity = t.gravity[0] == 1
     mark = NO_VERDICT << np.uint64(q)
-    s = find(tab.recs, a, b)
-    if s >= 0 and tab.recs[s, META] & mark != K.ZERO:
+    s = find(recs, a, b)
+    if s >= 0 and recs[s, META] & mark != K.ZERO:
         return 0, mark, 0
-    cert = st.certificate
     if gravity:  # (the evaluations are calls that pass only the arrays they read)
         w, h = t.columns.shape
         found, size = C.nb_decides(w, h, t.rules_lines, a, b, t.rules_limits[0], q, cert[1:])
         cert[0] = C.CERTIFICATE_KIND
     else:
-        found, size = pairing_decides(a, b, q, t, pair_budget, st)
+        found, size = pairing_decides(a, b, q, t, pair_budget, pairs, cover, cert)
         cert[0] = PAIRING
     if not everywhere:
         empty = K.popcount(t.cell_mask[0] & ~(a | b))
-        st.knowledge_tries[empty, 0] += 1
-        st.knowledge_tries[empty, 1] += found != 0
+        tries[empty, 0] += 1
+        tries[empty, 1] += found != 0
     if found == 0:
         return 0, mark, 0
     return found, K.ZERO, 1 + size
@@ -555,7 +556,19 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                         st.marks[depth] = NO_SEQUENCE
             if n == 0 and pair_budget != 0:
                 if knowledge_asked(a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, False):
-                    decided, mark, _ = knowledge_decides(a, b, q, t, pair_budget, tab, st, False)
+                    decided, mark, _ = knowledge_decides(
+                        a,
+                        b,
+                        q,
+                        t,
+                        pair_budget,
+                        tab.recs,
+                        st.certificate,
+                        st.knowledge_tries,
+                        st.pairs,
+                        st.cover,
+                        False,
+                    )
                     st.marks[depth] |= mark
                     if decided != 0:
                         st.marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
@@ -916,7 +929,9 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         )
         if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
             if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
-                verdict, _, size = knowledge_decides(a, b, q, t, ask, tab, st, True)
+                verdict, _, size = knowledge_decides(
+                    a, b, q, t, ask, tab.recs, st.certificate, st.knowledge_tries, st.pairs, st.cover, True
+                )
                 if verdict == (1 if proven else -1):
                     out = appended(out, a, b, CERTIFIED, st.certificate, size)
                     continue
