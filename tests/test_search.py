@@ -720,3 +720,22 @@ def test_check_finds_wrong_terminal_record(solved_db):
     key, bad = choice
     tamper(solved_db, lambda txn, dbs: txn.put(key, NODE.pack(*bad), db=dbs["nodes"]))
     assert key.hex() in expect_inconsistent(solved_db)
+
+
+def test_collector_settings_restored(tmp_path):
+    """A solve runs Python's cycle collector seldom and gives its settings back afterwards,
+    also when it ends in an error."""
+    import gc
+
+    from pndb import api
+
+    before = gc.get_threshold()
+    api.solve("tictactoe", db=tmp_path / "t.lmdb")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError):
+        api.solve("mnk:4,4,3", db=tmp_path / "m.lmdb", should_stop=_raise)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def _raise():
+    raise RuntimeError("stop")
