@@ -449,7 +449,7 @@ def knowledge_asked(a, b, cell_mask, gravity, rules_limits, skip, everywhere):
     return gravity[0] != 1 or empty <= rules_limits[1]
 
 
-@nb.njit(cache=True, inline="always")  # asked at most nodes: a call would pass every array of its tuples
+@nb.njit(cache=True, inline="always")  # inlined: a call would pass every array of Tables
 def knowledge_decides(a, b, q, t, pair_budget, recs, cert, tries, pairs, cover, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
@@ -557,18 +557,9 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
             if n == 0 and pair_budget != 0:
                 if knowledge_asked(a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, False):
                     decided, mark, _ = knowledge_decides(
-                        a,
-                        b,
-                        q,
-                        t,
-                        pair_budget,
-                        tab.recs,
-                        st.certificate,
-                        st.knowledge_tries,
-                        st.pairs,
-                        st.cover,
-                        False,
-                    )
+                        a, b, q, t, pair_budget, tab.recs, st.certificate, st.knowledge_tries,
+                        st.pairs, st.cover, False,
+                    )  # fmt: skip
                     st.marks[depth] |= mark
                     if decided != 0:
                         st.marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
@@ -577,9 +568,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                     legal = P.prune_dead(a, b, t, legal)
             if n == 0:
                 cap = t.disc_cap[0]
-                draw_wins = q == (
-                    1 if first else 0
-                )  # a draw reaches the mover's goal: q1 for the first player
+                # a draw reaches the mover's goal: q1 for the first player
+                draw_wins = q == (1 if first else 0)
                 img = st.img[depth]
                 near_symmetric = K.near_symmetric(img, first)
                 on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half

@@ -1528,6 +1528,7 @@ def _nb_unsolved(w, h, region, occupied, opponent, top, lines, problems, unsolve
         count += unsolved[p]
     cells = np.empty(4, np.int64)
     emp = np.empty(4, np.int64)
+    cols = np.empty(4, np.uint64)
     li = 0
     while count > 0 and li < lines.shape[0]:  # the controller's groups: Befores, Afterevens
         line = lines[li]
@@ -1545,18 +1546,18 @@ def _nb_unsolved(w, h, region, occupied, opponent, top, lines, problems, unsolve
         for t in range(k):
             lo = _nb_below(w, h, emp[t])
             aftereven = aftereven and lo >= 0 and _nb_claimeven(w, h, region, top, lo, emp[t])
+            u = _nb_above(w, emp[t])  # the column above the empty cell
+            cols[t] = _U0
+            while u >= 0:
+                cols[t] |= _b(u)
+                u = _nb_above(w, u)
         for p in range(problems.shape[0]):
             if not unsolved[p]:
                 continue
             g = problems[p]
             meets = aftereven
             for t in range(k):
-                u = _nb_above(w, emp[t])
-                col = _U0
-                while u >= 0:
-                    col |= _b(u)
-                    u = _nb_above(w, u)
-                meets = meets and g & col != _U0
+                meets = meets and g & cols[t] != _U0
             if meets or (succ != _U0 and g & succ == succ):
                 unsolved[p] = False
                 count -= 1
@@ -1716,9 +1717,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         ntwos += unblocked & (rest2 != _U0) & (rest2 & (rest2 - _U1) == _U0)
     if won:
         return _nb_no_verdict()
-    rows = _U0  # the rows of the parity of the number of empty squares, counted from the top
-    for r in range(parity, h, 2):
-        rows |= ((_U1 << np.uint64(w)) - _U1) << np.uint64(r * w)
+    rows = _nb_every_second_row(w, h, parity)  # of the parity of the number of empty squares
     over_empty = empties >> np.uint64(w)  # squares above an empty square
     tries = np.empty(n + 2 * ntwos + 1, np.int64)
     ntries = 0
@@ -1728,16 +1727,14 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         seen &= seen - _U1
         ntries += 1
     if rule_mask >> 10 & 1:
-        odd_rows = _U0
-        for r in range(1, h, 2):
-            odd_rows |= ((_U1 << np.uint64(w)) - _U1) << np.uint64(r * w)
-        lows = empties & ~over_empty & odd_rows  # directly playable, in an odd row
+        lows = empties & ~over_empty & _nb_every_second_row(w, h, 1)  # directly playable, odd row
+        crossings = rows & over_empty
         start = ntries
         for i in range(ntwos):
             p = _lowest(twos[i])
             q = _lowest(twos[i] & (twos[i] - _U1))
             for x, low in ((p, q), (q, p)):
-                if (rows & over_empty) >> np.uint64(x) & _U1 == _U0 or lows >> np.uint64(low) & _U1 == _U0:
+                if crossings >> np.uint64(x) & _U1 == _U0 or lows >> np.uint64(low) & _U1 == _U0:
                     continue
                 if x % w == low % w:
                     continue
@@ -1805,6 +1802,15 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         if status == 1:
             return controller, threat, ints[chosen], solved[chosen], problems[:np_].copy()
     return _nb_no_verdict()
+
+
+@njit(cache=True, inline="always")
+def _nb_every_second_row(w, h, first):
+    """The cells of rows first, first + 2, ... (counted from the top)."""
+    rows = _U0
+    for r in range(first, h, 2):
+        rows |= ((_U1 << np.uint64(w)) - _U1) << np.uint64(r * w)
+    return rows
 
 
 @njit(cache=True, inline="always")
