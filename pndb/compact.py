@@ -4,7 +4,9 @@ Once a node's value is exact, the search never enters it again, and what the boo
 subtree is only the strategy: the owner's move at each owner-to-move position. Compaction keeps
 the open part of the DAG (every node reachable from the root through nodes whose value is not
 exact) and its frontier (the exact nodes that open nodes lead to); writes the strategies the
-frontier nodes' values need into the proof table, as the moves an export would write; turns the
+frontier nodes' values need into the proof table, as the moves an export would write (but for
+positions where that move completes a pattern: `check` and `export` find such a stone from the
+children's statuses, as for the inner search's proofs, which leave them out too); turns the
 frontier nodes into decided leaves; deletes every other node and every parent link that no longer
 joins two kept, expanded-to-child nodes; and rewrites the database file without its free pages.
 
@@ -15,7 +17,7 @@ proof), export writes the same value's book, and a resumed solve goes on from th
 from typing import NamedTuple
 
 from pndb.book import STRATEGIES, StrategyWalker
-from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE
+from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE, Status
 
 
 class CompactReport(NamedTuple):
@@ -48,6 +50,11 @@ def open_part(view, root):
     return keep, frontier
 
 
+def wins_at_once(game, key, move):
+    """True when ``move`` completes a pattern for the player to move at ``key``."""
+    return game.status(game.play(game.position(key), move)) in (Status.FIRST_WON, Status.SECOND_WON)
+
+
 def compact(store, game):
     """Compact the database of ``store`` (opened as the writer); returns a CompactReport."""
     bytes_before = store.file_bytes()
@@ -67,9 +74,12 @@ def compact(store, game):
                 walker = StrategyWalker(view)
                 walker.strategy(key, fact)
                 for k, (move, _) in walker.records.items():
-                    if move != NO_MOVE:  # else a certificate decides it, and stays stored
-                        old = proofs.get(k) or view.proof(k) or EMPTY_PROOF
-                        proofs[k] = old.with_fact(fact, move)
+                    if move == NO_MOVE:  # a certificate decides it, and stays stored
+                        continue
+                    if k != key and wins_at_once(view.game, k, move):
+                        continue
+                    old = proofs.get(k) or view.proof(k) or EMPTY_PROOF
+                    proofs[k] = old.with_fact(fact, move)
             if rec.expanded:
                 leaves.append((key, rec._replace(flags=rec.flags & ~EXPANDED)))
         expanded = keep - frontier

@@ -341,10 +341,11 @@ def test_not_a_book_is_unreadable(tmp_path, content):
 
 @pytest.mark.parametrize("limit", [("--max-nodes", "3"), ("--max-seconds", "1")])
 def test_export_of_an_unsolved_db(tmp_path, limit):
-    db = tmp_path / "castle.lmdb"
-    solved = run("solve", "qango6:castle", "--db", db, "-q", "--inner-nodes", "200", *limit)
+    db = tmp_path / "tournament.lmdb"
+    # qango6:tournament: a solve of several seconds, so that one second leaves it unsolved
+    solved = run("solve", "qango6:tournament", "--db", db, "-q", "--inner-nodes", "200", *limit)
     assert solved.returncode == 3, solved.stdout + solved.stderr
-    book = tmp_path / "castle.pnbook"
+    book = tmp_path / "tournament.pnbook"
     refused = run("export", db, "-o", book)
     assert refused.returncode == 2
     assert "not solved" in one_line_error(refused) and "--partial" in refused.stderr

@@ -446,8 +446,9 @@ def walk_proof(game, move_of, key, q, proven, done):
 
     The owner (the first player when proving, else the second) plays ``move_of(key, q, proven)``;
     the defender plays every legal move (symmetric children are one canonical key). Every line
-    must end in a finished game on the right side of the threshold: a position that the kernels
-    mark as won with the next stone is walked on, so the owner's winning move must be stored.
+    must end in a finished game on the right side of the threshold. An owner's position without a
+    stored move must be one the owner wins with the next stone (a reader finds that stone by
+    trying the legal moves, as this walk does).
     ``done`` holds the (key, q, proven) already walked. Returns the number of positions walked.
     """
     t = game.tables
@@ -471,8 +472,13 @@ def walk_proof(game, move_of, key, q, proven, done):
             continue
         if bool(K.first_to_move(ua, ub)) == proven:
             m = move_of((a, b), q, proven)
-            assert m is not None, f"no stored move for the owner at {where}"
             legal = int(K.legal_mask(ua, ub, t))
+            if m is None:
+                won = K.FIRST_WON if proven else K.SECOND_WON
+                after = {c: [np.uint64(x) for x in K.play(ua, ub, c)] for c in range(64) if legal >> c & 1}
+                wins = [c for c, (na, nb) in after.items() if K.status(na, nb, t) == won]
+                assert wins, f"no stored move for the owner, and no stone that wins now, at {where}"
+                m = wins[0]
             assert 0 <= m < 64 and legal >> m & 1, f"stored move {m} is illegal at {where}"
             na, nb = (np.uint64(x) for x in K.play(ua, ub, m))
             state = K.status(na, nb, t)
@@ -512,6 +518,37 @@ def solve_with_proof(solver, key, q, value):
     proven = bool(expected(np.array(value), q))
     assert (result.pn[0] == 0) == proven and (result.dn[0] == 0) != proven
     return proven, proof_moves(result, q, proven)
+
+
+@pytest.mark.parametrize("spec", SMALL_GAMES)
+def test_stored_winning_moves_win(spec):
+    """A solved table entry may keep the move that won it for the player to move (what proof
+    extraction reads first): every such move, on every entry after searching every position,
+    must win the solved question by the reference minimax."""
+    game = load_game(spec)
+    positions = all_ongoing(spec)
+    solver = InnerSolver(game, BIG, 64)
+    ka, kb = keys_of(game, positions)
+    for q in (0, 1):
+        search(solver, ka, kb, q)
+    recs = solver.table.recs
+    checked = 0
+    for a, b, nums, meta in recs[recs[:, 3] != 0].tolist():
+        if nums >> 32 != 0xFFFFFFFF:  # open numbers, or solved without a move
+            continue
+        q = meta >> 4 & 1
+        lo, hi = meta & 3, meta >> 2 & 3
+        first = bool(K.first_to_move(np.uint64(a), np.uint64(b)))
+        assert (lo >= THRESHOLD[q]) if first else (hi < THRESHOLD[q]), "a move kept for an unsolved question"
+        cell = nums & 0xFFFFFFFF
+        assert 0 <= cell < 64 and int(K.legal_mask(np.uint64(a), np.uint64(b), game.tables)) >> cell & 1
+        bit = 1 << cell
+        value = minimax(spec, a | bit, b) if first else minimax(spec, a, b | bit)
+        assert (value + 1 >= THRESHOLD[q]) == first, (
+            f"the kept move {cell} of {key_of(a, b).hex()} does not win q{q}"
+        )
+        checked += 1
+    assert checked > 50
 
 
 @pytest.mark.parametrize(
