@@ -96,6 +96,31 @@ def export_book(store, game, out_path, partial=False):
     return header
 
 
+def add_record(walker, key, move, interval, fact):
+    """Record ``move`` at ``key`` in a walker's records (NO_MOVE keeps a move another strategy
+    recorded there), with the value the database holds there (``interval``) narrowed by what
+    every strategy that passes through it proves: a position where a stone wins at once has no
+    stored record to say what it is worth."""
+    old = walker.records.get(key)
+    if move == NO_MOVE and old is not None:
+        move = old[0]
+    lo, hi = walker.proven.get(key, interval)
+    lo, hi = max(lo, interval[0], fact.interval[0]), min(hi, interval[1], fact.interval[1])
+    walker.proven[key] = (lo, hi)
+    walker.records[key] = (move, VALUE_CODES[Value.of(lo, hi)])
+
+
+def decisive_move(moves, statuses, fact):
+    """The first move whose status alone decides its child as ``fact`` needs (a stone that
+    wins at once, say), or None."""
+    for m, st in zip(moves, statuses):
+        if st != Status.ONGOING:
+            v = status_value(st)
+            if good_for(v.lo, v.hi, fact):
+                return m
+    return None
+
+
 @dataclass
 class StrategyWalker:
     """Follows strategies through a read view of the DAG, its proof table and its certificates,
@@ -105,6 +130,7 @@ class StrategyWalker:
     view: object  # a store.ReadView with the game
     records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
+    proven: dict = field(default_factory=dict)  # key -> the interval its record's value code says
 
     def interval(self, key):
         """What the database proved about a position: node, proof record and certificates."""
@@ -130,23 +156,24 @@ class StrategyWalker:
         return None
 
     def owner_move(self, key, fact, children):
-        """The strategy owner's move at ``key``: from the proof table, else a good stored child."""
+        """The strategy owner's move at ``key``: from the proof table, else one that ends the
+        game as ``fact`` needs (proofs store no record where a stone wins at once), else a good
+        stored child."""
         proof = self.view.proof(key)
         move = proof.strategy_move(fact) if proof is not None else None
         if move is not None:
             return move
-        for k, m, st in zip(*children):
-            v = self.interval(k) if st == Status.ONGOING else (status_value(st).lo, status_value(st).hi)
-            if good_for(*v, fact):
+        keys, moves, statuses = children
+        move = decisive_move(moves, statuses, fact)
+        if move is not None:
+            return move
+        for k, m, st in zip(keys, moves, statuses):
+            if st == Status.ONGOING and good_for(*self.interval(k), fact):
                 return m
         return None
 
-    def record(self, key, move):
-        """Record ``move`` at ``key`` (NO_MOVE keeps a move another strategy recorded there)."""
-        old = self.records.get(key)
-        if move == NO_MOVE and old is not None:
-            move = old[0]
-        self.records[key] = (move, VALUE_CODES[Value.of(*self.interval(key))])
+    def record(self, key, move, fact):
+        add_record(self, key, move, self.interval(key), fact)
 
     def strategy(self, root, fact):
         """Walk the strategy that proves ``fact`` from ``root``, adding what it needs."""
@@ -164,7 +191,7 @@ class StrategyWalker:
             cert = self.certificate_for(key, fact)
             if cert is not None:
                 self.certs.setdefault(key, set()).add(cert)
-                self.record(key, NO_MOVE)
+                self.record(key, NO_MOVE, fact)
                 continue
             children = game.children(pos)
             keys, moves, statuses = children
@@ -172,7 +199,7 @@ class StrategyWalker:
                 move = self.owner_move(key, fact, children)
                 if move is None:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
-                self.record(key, move)
+                self.record(key, move, fact)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     stack.append(keys[i])
@@ -204,6 +231,7 @@ class GraphStrategyWalker:
     view: object  # a store.ReadView of a graph-keyed store (its game a GraphKeyedGame)
     records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
+    proven: dict = field(default_factory=dict)  # key -> the interval its record's value code says
 
     @property
     def game(self):
@@ -263,11 +291,11 @@ class GraphStrategyWalker:
             if game.status(pos) != Status.ONGOING:
                 continue
             sources, node = self.sources(pos, inherited)
-            code = VALUE_CODES[Value.of(*self.interval(sources, node))]
+            interval = self.interval(sources, node)
             cert = self.certificate_for(pos, sources, fact)
             if cert is not None:
                 self.certs.setdefault(key, set()).add(cert)
-                self.record(key, NO_MOVE, code)
+                self.record(key, NO_MOVE, interval, fact)
                 continue
             keys, moves, statuses = game.children(pos)
             if game.first_to_move(pos) == fact.proven:
@@ -276,7 +304,7 @@ class GraphStrategyWalker:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
                 if move not in moves:
                     raise ExportError(f"position {key.hex()}: the mapped move {move} is not a move there")
-                self.record(key, move, code)
+                self.record(key, move, interval, fact)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     stack.append(self.child(pos, move, used))
@@ -308,11 +336,11 @@ class GraphStrategyWalker:
             if move is not None:
                 back = {t: c for c, t in s.cells.items()}
                 return back[move], (s,)
+        move = decisive_move(moves, statuses, fact)
+        if move is not None:
+            return move, ()
         for m, st in zip(moves, statuses):
             if st != Status.ONGOING:
-                v = status_value(st)
-                if good_for(v.lo, v.hi, fact):
-                    return m, ()
                 continue
             key, inherited = self.child(pos, m, sources[1:])
             child_sources, node = self.sources(self.game.position(key), inherited)
@@ -320,12 +348,8 @@ class GraphStrategyWalker:
                 return m, sources[1:]
         return None, ()
 
-    def record(self, key, move, code):
-        """Record ``move`` at ``key`` (NO_MOVE keeps a move another strategy recorded there)."""
-        old = self.records.get(key)
-        if move == NO_MOVE and old is not None:
-            move = old[0]
-        self.records[key] = (move, code)
+    def record(self, key, move, interval, fact):
+        add_record(self, key, move, interval, fact)
 
 
 def write_book(path, header, records, certs=None):

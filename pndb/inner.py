@@ -113,9 +113,6 @@ KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # here, 8 + q: knowledge decided question q here (in the search), 10 + q: proof extraction has
 # handed out this position's proof for question q, all of it, 12-63 work. An entry in use
 # always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
-# NUMS holds the numbers of question (META bit 4) while it is open; once a search solves it,
-# PROOF_MOVE | cell when the player to move wins it by the stone on cell (the child the search
-# proved), else 0. Open numbers are below INF, so their high half is never PROOF_MOVE's.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
 NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
 NO_SEQUENCE = np.uint64(1 << 7)  # META bit 7: the player to move has no threat sequence (threat_sequence)
@@ -123,7 +120,6 @@ KNOWLEDGE_DECIDED = np.uint64(1 << 8)  # META bit 8 + q: the search's knowledge 
 REPORTED = np.uint64(1 << 10)  # META bit 10 + q: extract_proof has handed out the proof for q
 FLAGS = np.uint64(0xFF0)  # META bits 4-11
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
-PROOF_MOVE = np.uint64(0xFFFFFFFF << 32)  # NUMS of a solved entry: the mover's winning cell follows
 WORK_SHIFT = np.uint64(12)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
@@ -353,10 +349,9 @@ def entry_work(recs, ka, kb):
 
 
 @nb.njit(cache=True)
-def store(tab, ka, kb, q, pn, dn, work, marks, move):
-    """Record a search's result: a fact when it solved the question (with ``move``, the cell of
-    the child that wins it for the player to move, or -1), else its numbers; and the NO_VERDICT
-    ``marks`` it found."""
+def store(tab, ka, kb, q, pn, dn, work, marks):
+    """Record a search's result: a fact when it solved the question, else its numbers; and the
+    NO_VERDICT ``marks`` it found."""
     recs = tab.recs
     home = home_block(ka, kb, recs.shape[0] - 1)
     victim = home
@@ -381,13 +376,10 @@ def store(tab, ka, kb, q, pn, dn, work, marks, move):
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
     flags = meta & FLAGS | marks
     goal = 2 - q
-    if pn == 0 or dn == 0:
-        if pn == 0:
-            lo = max(lo, goal)
-        else:
-            hi = min(hi, goal - 1)
-        if meta & np.uint64(16) == np.uint64(q << 4):  # NUMS held this question's numbers
-            recs[victim, NUMS] = PROOF_MOVE | np.uint64(move) if move >= 0 else K.ZERO
+    if pn == 0:
+        lo = max(lo, goal)
+    elif dn == 0:
+        hi = min(hi, goal - 1)
     else:
         recs[victim, NUMS] = np.uint64(pn) | (np.uint64(dn) << np.uint64(32))
         flags = flags & ~np.uint64(16) | np.uint64(q << 4)
@@ -680,8 +672,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         pn, dn = (near, far) if first else (far, near)
         if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
             work = counter - st.start[depth] + 1
-            move = st.moves[depth, best] if near == 0 and best >= 0 else -1
-            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth], move)
+            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth])
             if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
                 tab = larger_table(tab)
             if depth == 0:
@@ -737,18 +728,6 @@ def good_for_owner(state, ka, kb, q, proven, tab):
         return (K.OUTCOME[state] >= goal) == proven
     pn, dn = numbers(tab, ka, kb, q)
     return pn == 0 if proven else dn == 0
-
-
-@nb.njit(cache=True)
-def proof_move(nums, a, b, t):
-    """The cell a table entry's NUMS gives as the move that wins its position for the player to
-    move (PROOF_MOVE), when it is legal in (a, b); else -1."""
-    if nums & PROOF_MOVE != PROOF_MOVE:
-        return -1
-    cell = np.int64(nums & np.uint64(63))
-    if K.legal_mask(a, b, t) & (K.ONE << np.uint64(cell)) == K.ZERO:
-        return -1
-    return cell
 
 
 @nb.njit(cache=True)
@@ -890,9 +869,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
     proof (or disproof) tree of the solved position (ka, kb), and CERTIFIED with the
     certificate instead of a move at each position knowledge decides.
 
-    The proof is read from the table where it still is: at a position of the owner, the move
-    the search stored with its result (when that child is still known won), else the known won
-    child with the least work (which needs all the children). Where it is not, the position is
+    The proof is read from the table where it still is. Where it is not, the position is
     searched again; if the move is still not in the table after that (a small table evicts it
     while it searches), each child is searched on its own, most promising first, and the first
     one found won for the owner is taken: what a search returns never depends on the table
@@ -931,21 +908,8 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
             if tab.recs[s, META] & reported != K.ZERO:
                 continue
             tab.recs[s, META] |= reported
-        owner = K.first_to_move(a, b) == proven
-        if owner and s >= 0:  # the move the search proved, when its child is still known won
-            cell = proof_move(tab.recs[s, NUMS], a, b, t)
-            if cell >= 0:
-                na, nb_ = K.play(a, b, cell)
-                state = K.position_status(na, nb_, t)
-                xa, xb, _ = K.canonical(na, nb_, t.sym_bytes)
-                if good_for_owner(state, xa, xb, q, proven, tab):
-                    out = appended(out, a, b, cell, st.certificate, 0)
-                    if not K.FIRST_WON <= state <= K.DRAW:
-                        stack_a[sp] = xa
-                        stack_b[sp] = xb
-                        sp += 1
-                    continue
         n = K.children_into(a, b, t, True, moves, ca, cb, cs)
+        owner = K.first_to_move(a, b) == proven
         # knowledge is asked where the search decided by it (for either question: a fact of one
         # may answer the other), or where the table does not say how the search decided
         # (positions it did not store, or evicted), unless the children decide at once (a stone

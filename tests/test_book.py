@@ -172,6 +172,10 @@ def test_book_records_agree_with_minimax(books, spec):
         lo, hi = VALUE_INTERVAL[code]
         assert lo <= v <= hi, f"record ({a}, {b}) says {code}, minimax {v}"
         first = R.first_to_move(a, b)
+        # and at least what the strategy through it proves (also where a stone wins at once,
+        # which the database holds no record of)
+        proves = (1, 1) if value == "first-wins" else (0, 1) if first else (-1, 0)
+        assert proves[0] <= lo <= hi <= proves[1], f"record ({a}, {b}) says only {code}"
         assert move in R.legal_moves(ref(spec), a, b)
         after = minimax(spec, *R.play(ref(spec), a, b, move))
         if value == "first-wins":

@@ -520,37 +520,6 @@ def solve_with_proof(solver, key, q, value):
     return proven, proof_moves(result, q, proven)
 
 
-@pytest.mark.parametrize("spec", SMALL_GAMES)
-def test_stored_winning_moves_win(spec):
-    """A solved table entry may keep the move that won it for the player to move (what proof
-    extraction reads first): every such move, on every entry after searching every position,
-    must win the solved question by the reference minimax."""
-    game = load_game(spec)
-    positions = all_ongoing(spec)
-    solver = InnerSolver(game, BIG, 64)
-    ka, kb = keys_of(game, positions)
-    for q in (0, 1):
-        search(solver, ka, kb, q)
-    recs = solver.table.recs
-    checked = 0
-    for a, b, nums, meta in recs[recs[:, 3] != 0].tolist():
-        if nums >> 32 != 0xFFFFFFFF:  # open numbers, or solved without a move
-            continue
-        q = meta >> 4 & 1
-        lo, hi = meta & 3, meta >> 2 & 3
-        first = bool(K.first_to_move(np.uint64(a), np.uint64(b)))
-        assert (lo >= THRESHOLD[q]) if first else (hi < THRESHOLD[q]), "a move kept for an unsolved question"
-        cell = nums & 0xFFFFFFFF
-        assert 0 <= cell < 64 and int(K.legal_mask(np.uint64(a), np.uint64(b), game.tables)) >> cell & 1
-        bit = 1 << cell
-        value = minimax(spec, a | bit, b) if first else minimax(spec, a, b | bit)
-        assert (value + 1 >= THRESHOLD[q]) == first, (
-            f"the kept move {cell} of {key_of(a, b).hex()} does not win q{q}"
-        )
-        checked += 1
-    assert checked > 50
-
-
 @pytest.mark.parametrize(
     "spec, table_mb", [("tictactoe", 64), ("mnk:4,3,3", 64), ("connect4:4x4", 64), ("connect4:4x4", 1)]
 )
