@@ -258,15 +258,15 @@ def new_sequence_work():
     return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH + 1, np.int64)
 
 
-@njit(cache=True, inline="always")
-def threat_moves(own, other, gained, legal, t):
+@njit(cache=True, inline="always")  # takes arrays, not t: binding a tuple counts a reference per array
+def threat_moves(own, other, gained, legal, win_masks, masks_by_cell, mask_counts):
     """(a cell of ``legal`` where a stone of ``own`` makes threats on two cells or -1, the cells
     of ``legal`` where it makes a threat on exactly one cell whose block makes no threat of
     ``other``), for a position where neither player has a threat. With ``gained`` non-zero only
     the stones that make a threat in a pattern through ``gained`` count as single threats
     (Allis' dependency: each threat builds on the sequence's earlier stones)."""
     makers = ZERO
-    for m in t.win_masks:
+    for m in win_masks:
         missing = m & ~own
         rest = missing & (missing - ONE)
         two = (m & other) | (rest & (rest - ONE)) == ZERO and rest != ZERO
@@ -277,11 +277,11 @@ def threat_moves(own, other, gained, legal, t):
         cell = lowest_cell(makers)
         bit = ONE << np.uint64(cell)
         makers ^= bit
-        made = threats_made(own, other, cell, t.masks_by_cell, t.mask_counts)
+        made = threats_made(own, other, cell, masks_by_cell, mask_counts)
         if made & (made - ONE) != ZERO:
             return cell, ZERO
         block = lowest_cell(made)
-        if made != ZERO and threats_made(other, own | bit, block, t.masks_by_cell, t.mask_counts) == ZERO:
+        if made != ZERO and threats_made(other, own | bit, block, masks_by_cell, mask_counts) == ZERO:
             singles |= bit
     return -1, singles
 
@@ -310,7 +310,8 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
         return -1
     empty = t.cell_mask[0] & ~(own | other)
     legal = empty & ~t.first_forbidden[0] if stones == 0 else empty
-    double, singles = threat_moves(own, other, ZERO, legal, t)
+    win_masks, masks_by_cell, mask_counts = t.win_masks, t.masks_by_cell, t.mask_counts
+    double, singles = threat_moves(own, other, ZERO, legal, win_masks, masks_by_cell, mask_counts)
     if double >= 0 or depth == 1:
         tried[0] = double
         tried[1] = -1
@@ -333,10 +334,11 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
             continue
         mine = levels[level, SEQ_OWN]
         theirs = levels[level, SEQ_OTHER]
-        theirs |= threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts)  # the block
+        theirs |= threats_made(mine, theirs, cell, masks_by_cell, mask_counts)  # the block
         mine |= bit
         gained = levels[level, SEQ_GAINED] | bit
-        double, singles = threat_moves(mine, theirs, gained, t.cell_mask[0] & ~(mine | theirs), t)
+        legal = t.cell_mask[0] & ~(mine | theirs)
+        double, singles = threat_moves(mine, theirs, gained, legal, win_masks, masks_by_cell, mask_counts)
         if double >= 0:
             tried[level + 1] = double
             tried[level + 2] = -1
