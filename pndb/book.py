@@ -101,12 +101,12 @@ def add_record(walker, key, move, interval, fact):
     recorded there), with the value the database holds there (``interval``) narrowed by what
     every strategy that passes through it proves: a position where a stone wins at once has no
     stored record to say what it is worth."""
+    lo, hi = max(interval[0], fact.interval[0]), min(interval[1], fact.interval[1])
     old = walker.records.get(key)
-    if move == NO_MOVE and old is not None:
-        move = old[0]
-    lo, hi = walker.proven.get(key, interval)
-    lo, hi = max(lo, interval[0], fact.interval[0]), min(hi, interval[1], fact.interval[1])
-    walker.proven[key] = (lo, hi)
+    if old is not None:
+        move = old[0] if move == NO_MOVE else move
+        before = CODE_VALUES[old[1]]
+        lo, hi = max(lo, before.lo), min(hi, before.hi)
     walker.records[key] = (move, VALUE_CODES[Value.of(lo, hi)])
 
 
@@ -130,7 +130,6 @@ class StrategyWalker:
     view: object  # a store.ReadView with the game
     records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
-    proven: dict = field(default_factory=dict)  # key -> the interval its record's value code says
 
     def interval(self, key):
         """What the database proved about a position: node, proof record and certificates."""
@@ -172,9 +171,6 @@ class StrategyWalker:
                 return m
         return None
 
-    def record(self, key, move, fact):
-        add_record(self, key, move, self.interval(key), fact)
-
     def strategy(self, root, fact):
         """Walk the strategy that proves ``fact`` from ``root``, adding what it needs."""
         game = self.view.game
@@ -191,7 +187,7 @@ class StrategyWalker:
             cert = self.certificate_for(key, fact)
             if cert is not None:
                 self.certs.setdefault(key, set()).add(cert)
-                self.record(key, NO_MOVE, fact)
+                add_record(self, key, NO_MOVE, self.interval(key), fact)
                 continue
             children = game.children(pos)
             keys, moves, statuses = children
@@ -199,7 +195,7 @@ class StrategyWalker:
                 move = self.owner_move(key, fact, children)
                 if move is None:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
-                self.record(key, move, fact)
+                add_record(self, key, move, self.interval(key), fact)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     stack.append(keys[i])
@@ -231,7 +227,6 @@ class GraphStrategyWalker:
     view: object  # a store.ReadView of a graph-keyed store (its game a GraphKeyedGame)
     records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
-    proven: dict = field(default_factory=dict)  # key -> the interval its record's value code says
 
     @property
     def game(self):
@@ -295,7 +290,7 @@ class GraphStrategyWalker:
             cert = self.certificate_for(pos, sources, fact)
             if cert is not None:
                 self.certs.setdefault(key, set()).add(cert)
-                self.record(key, NO_MOVE, interval, fact)
+                add_record(self, key, NO_MOVE, interval, fact)
                 continue
             keys, moves, statuses = game.children(pos)
             if game.first_to_move(pos) == fact.proven:
@@ -304,7 +299,7 @@ class GraphStrategyWalker:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
                 if move not in moves:
                     raise ExportError(f"position {key.hex()}: the mapped move {move} is not a move there")
-                self.record(key, move, interval, fact)
+                add_record(self, key, move, interval, fact)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     stack.append(self.child(pos, move, used))
@@ -347,9 +342,6 @@ class GraphStrategyWalker:
             if good_for(*self.interval(child_sources, node), fact):
                 return m, sources[1:]
         return None, ()
-
-    def record(self, key, move, interval, fact):
-        add_record(self, key, move, interval, fact)
 
 
 def write_book(path, header, records, certs=None):

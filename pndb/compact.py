@@ -5,8 +5,9 @@ subtree is only the strategy: the owner's move at each owner-to-move position. C
 the open part of the DAG (every node reachable from the root through nodes whose value is not
 exact) and its frontier (the exact nodes that open nodes lead to); writes the strategies the
 frontier nodes' values need into the proof table, as the moves an export would write (but for
-positions where that move completes a pattern: `check` and `export` find such a stone from the
-children's statuses, as for the inner search's proofs, which leave them out too); turns the
+positions whose player to move completes a pattern with the next stone: `check` takes their
+status as decided and `export` finds that stone, as for the inner search's proofs, which leave
+them out too); turns the
 frontier nodes into decided leaves; deletes every other node and every parent link that no longer
 joins two kept, expanded-to-child nodes; and rewrites the database file without its free pages.
 
@@ -17,7 +18,8 @@ proof), export writes the same value's book, and a resumed solve goes on from th
 from typing import NamedTuple
 
 from pndb.book import STRATEGIES, StrategyWalker
-from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE, Status
+from pndb.integrity import decided_good
+from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE
 
 
 class CompactReport(NamedTuple):
@@ -50,11 +52,6 @@ def open_part(view, root):
     return keep, frontier
 
 
-def wins_at_once(game, key, move):
-    """True when ``move`` completes a pattern for the player to move at ``key``."""
-    return game.status(game.play(game.position(key), move)) in (Status.FIRST_WON, Status.SECOND_WON)
-
-
 def compact(store, game):
     """Compact the database of ``store`` (opened as the writer); returns a CompactReport."""
     bytes_before = store.file_bytes()
@@ -76,7 +73,8 @@ def compact(store, game):
                 for k, (move, _) in walker.records.items():
                     if move == NO_MOVE:  # a certificate decides it, and stays stored
                         continue
-                    if k != key and wins_at_once(view.game, k, move):
+                    position = view.game.position(k)  # (the reply check accepts such a position)
+                    if k != key and decided_good(view.game.status(position, early=True), fact):
                         continue
                     old = proofs.get(k) or view.proof(k) or EMPTY_PROOF
                     proofs[k] = old.with_fact(fact, move)
