@@ -32,6 +32,7 @@ from pndb.values import INF, Value
 SLACK_MB = 48  # a checkpoint's write buffers, the update heap, Python's own garbage
 BASE_MB = 128  # the most of a host process's memory that counts as pndb's code and tables
 MIN_CACHE_MB = 8
+QUICK_CELLS = 16  # games this small start a solve without the inner solver (quick_start)
 
 
 class SettingsError(ValueError):
@@ -70,16 +71,16 @@ def as_game(game):
 
 def make_search(
     store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, checkpoint_seconds=1.0,
-    inner_scheme=DEFAULT_INNER_SCHEME,
+    inner_scheme=DEFAULT_INNER_SCHEME, quick=False,
 ):  # fmt: skip
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
     process already holds (its code and the game's tables) and some slack. ``inner_scheme``:
     how the inner budgets follow the search (search.SCHEMES: "follow" or "fixed"). In a
     graph-keyed store the outer search sees the game through graph keys (its table the node
-    cache, written with each checkpoint); the inner solver keeps board keys."""
+    cache, written with each checkpoint); the inner solver keeps board keys. ``quick``: a quick
+    start (see quick_start), the inner solver made once it is over."""
     from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
-    from pndb.inner import InnerSolver
     from pndb.search import Search
 
     if inner_mb is None:
@@ -95,15 +96,43 @@ def make_search(
             f"a memory budget of {memory_mb} MB is too small here: this solve needs at least {need} MB"
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
-    inner = InnerSolver(game, inner_nodes, max(1, inner_mb), knowledge=knowledge) if inner_nodes else None
+
+    def new_inner(board_game=game):
+        from pndb import jit
+
+        jit.interpret(False)  # the inner solver's kernels call the game's compiled ones
+        from pndb.inner import InnerSolver
+
+        return InnerSolver(board_game, inner_nodes, max(1, inner_mb), knowledge=knowledge)
+
     if store.graph_keyed:
         from pndb.games.graphkey import GraphKeyedGame
 
         game = GraphKeyedGame(game, cache)
     return Search(
-        cache, game, inner=inner, knowledge=knowledge, checkpoint_seconds=checkpoint_seconds,
-        scheme=inner_scheme,
+        cache, game, inner=new_inner() if inner_nodes and not quick else None,
+        start_inner=new_inner if inner_nodes and quick else None, knowledge=knowledge,
+        checkpoint_seconds=checkpoint_seconds, scheme=inner_scheme,
     )  # fmt: skip
+
+
+@contextmanager
+def quick_start(game, inner_nodes):
+    """Whether a solve of ``game`` starts quickly: a game of at most QUICK_CELLS cells is
+    searched for its first moment (search.QUICK_SECONDS) by the outer search alone with its
+    kernels run as Python, so that numba is not loaded unless the solve goes on (tictactoe is
+    solved in 49 expansions, in less time than loading numba takes). Not where numba is loaded
+    already or there is no inner solver to wait for. Kernels are compiled again after."""
+    from pndb import jit
+
+    quick = bool(inner_nodes) and game.ncells <= QUICK_CELLS and not jit.loaded()
+    if quick:
+        jit.interpret()
+    try:
+        yield quick
+    finally:
+        if quick:
+            jit.interpret(False)
 
 
 def solve(
@@ -137,14 +166,17 @@ def solve(
     check_graph_keys(g, graph_keys)
     pos, cells = g.parse_moves(moves)
     path = str(db or default_path(g))
-    with open_for_game(path, g, writer=True, graph_keys=graph_keys) as store:
+    with (
+        open_for_game(path, g, writer=True, graph_keys=graph_keys) as store,
+        quick_start(g, inner_nodes) as quick,
+    ):
         with store.view(g) as view:
             root = view.game.key(pos)
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
         search = make_search(
-            store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme
+            store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick
         )
         try:
             root = search.game.key(pos)  # a graph-keyed root enters the table it is read from
@@ -198,9 +230,12 @@ def solve_positions(
     starts = [(text, g.parse_moves(text)[0]) for text in lines]
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         path = db or os.path.join(tmp, "positions.lmdb")
-        with open_for_game(path, g, writer=True, graph_keys=graph_keys) as store:
+        with (
+            open_for_game(path, g, writer=True, graph_keys=graph_keys) as store,
+            quick_start(g, inner_nodes) as quick,
+        ):
             search = make_search(
-                store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme
+                store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick
             )
             limits = Limits(max_seconds, max_nodes, target)
             try:

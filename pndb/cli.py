@@ -362,6 +362,8 @@ def read_positions(game, path):
         except MoveError as e:
             raise MoveError(f"{path} line {number}: {e}") from None
         out.append(text)
+    if not out:
+        raise MoveError(f"{path} has no positions (a line of moves each)")
     return out
 
 

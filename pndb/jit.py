@@ -7,7 +7,9 @@ replaces every Kernel in every loaded module by its numba dispatcher (:func:`rea
 that compiled code only ever meets compiled code. Once numba is loaded, :func:`njit` is
 numba's own. A process that evaluates only a handful of positions may call
 :func:`interpret` first: its kernels then run as the plain Python they are written in (the
-same code, so the same rules), and numba is never imported.
+same code, so the same rules), and numba is never imported; a solve of a small game does so for
+its first moment (pndb.search.QUICK_SECONDS) and calls ``interpret(False)`` when it needs its
+inner solver.
 """
 
 import functools
@@ -75,7 +77,13 @@ def realise():
                 names[name] = value.compiled()
 
 
-def interpret():
-    """Run kernels as plain Python from now on in this process (for a few positions)."""
+def interpret(active=True):
+    """Run kernels as plain Python from now on in this process (for a few positions), or with
+    ``active`` false compiled again (numba loads at the next kernel call)."""
     global _interpreted
-    _interpreted = True
+    _interpreted = active
+
+
+def loaded():
+    """Whether numba is loaded in this process already (interpreting the kernels gains nothing)."""
+    return _realised or "numba" in sys.modules

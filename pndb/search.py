@@ -26,8 +26,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pndb.inner import CERTIFIED, InnerJob
-from pndb.inner import INF as INNER_INF
 from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Certificate, Fact, Node, Status
 from pndb.values import combine, good_for
 
@@ -37,6 +35,7 @@ SCHEMES = ("follow", "fixed")  # how the inner budgets are given out (Search.sch
 EPS = 0.25  # the 1+eps trick on the path to a leaf (Pawlewicz and Lew), as the inner df-pn does
 GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
+QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts this long (Search.start_inner)
 FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
 
 
@@ -97,6 +96,9 @@ class Search:
     cache: object  # a NodeCache
     game: object
     inner: object = None  # an InnerSolver that evaluates new leaves, or None
+    # a quick start: no inner solver for the first QUICK_SECONDS of the search, then this
+    # function's (a small game may be solved sooner than numba and the inner solver load)
+    start_inner: object = None
     knowledge: bool = True  # decide new leaves by the game's certificates where it can
     should_stop: object = None  # during solve(): the caller's should_stop, for long inner jobs
     checkpoint_seconds: float = 1.0
@@ -181,6 +183,9 @@ class Search:
     def evaluate(self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF):
         """Search each leaf with the inner solver for question q (one job, ``budget`` nodes a
         leaf, each only while its numbers are below the thresholds); keep its proofs."""
+        from pndb.inner import INF as INNER_INF  # (numba only once there is an inner solver)
+        from pndb.inner import InnerJob
+
         positions = [self.game.position(k) for k in keys]
         job = InnerJob(
             keys_a=np.array([p.first for p in positions], np.uint64),
@@ -214,6 +219,8 @@ class Search:
         record whose fact the table holds already, with a move or a certificate, is left as it
         is (its move's proof was stored with it): the inner solver hands a proof out again when
         its table has lost the mark that it did (inner.REPORTED)."""
+        from pndb.inner import CERTIFIED
+
         raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
         keys = [raw[i : i + 16] for i in range(0, len(raw), 16)]
         certs = proofs.certificates.tobytes()
@@ -342,6 +349,8 @@ class Search:
                     break
                 if limits.max_nodes is not None and self.expansions - expansions_before >= limits.max_nodes:
                     break
+                if self.start_inner is not None and now - self.started >= QUICK_SECONDS:
+                    self.inner, self.start_inner = self.start_inner(), None
                 self.step(root, q)
                 if now - self.last_checkpoint >= self.checkpoint_seconds:
                     self.checkpoint()

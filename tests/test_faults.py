@@ -216,6 +216,13 @@ def test_positions_file_that_is_not_utf8(tmp_path):
     assert_one_line_error(cli("solve", "connect4:4x4", "--positions", f), "utf-8")
 
 
+@pytest.mark.parametrize("text", ["", "\n\n   \n"])
+def test_positions_file_without_positions(tmp_path, text):
+    f = tmp_path / "p.txt"
+    f.write_text(text)
+    assert_one_line_error(cli("solve", "connect4:4x4", "--positions", f), "no positions")
+
+
 def test_errors_are_short_and_printable(tmp_path):
     line = assert_one_line_error(cli("show", "tictactoe", "--moves", "a1\x00\x1b[31m" + "z" * 30000))
     assert len(line) <= 300 and "\x1b" not in line and "\x00" not in line

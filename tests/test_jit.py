@@ -1,5 +1,6 @@
-"""Kernels as plain Python (pndb.jit.interpret, for commands that read a position or two) and
-compiled: the same answers; and such a command never loads numba."""
+"""Kernels as plain Python (pndb.jit.interpret, for commands that read a position or two, and
+the quick start of a small game's solve) and compiled: the same answers; and such a command
+never loads numba."""
 
 import json
 import subprocess
@@ -30,6 +31,7 @@ def playouts(spec, count, seed):
             row = [game.canonical(pos), int(state), early, legal, game.render(pos)]
             if state == 0:
                 row.append(game.children(pos))
+                row.append(game.certificates(pos))
             seen.append(repr(row))
             if state != 0 or not legal:
                 break
@@ -101,3 +103,33 @@ def test_inner_search_first():
         "print(result.pn[0], result.dn[0])\n"
     )
     assert done.stdout.split() == ["0", str(int(__import__("pndb.inner").inner.INF))]
+
+
+QUICK_SOLVE = """
+import sys, tempfile
+import pndb.search
+from pndb import api
+pndb.search.QUICK_SECONDS = {seconds}
+result = api.solve({spec!r}, db=tempfile.mkdtemp())
+print(result.value.name, "numba" in sys.modules)
+"""
+
+
+def quick_solve(spec, seconds):
+    """(value, numba loaded) of a solve in a process of its own whose quick start lasts ``seconds``."""
+    value, loaded = python_run(QUICK_SOLVE.format(spec=spec, seconds=seconds)).stdout.split()
+    return value, loaded == "True"
+
+
+def test_quick_start_solves_a_small_game_without_numba():
+    """Its kernels as Python and the outer search alone, as long as the quick start lasts; the
+    same game with no quick start loads numba for the inner solver, with the same value."""
+    assert quick_solve("tictactoe", 600) == ("draw", False)
+    assert quick_solve("tictactoe", 0) == ("draw", True)
+    assert quick_solve("mnk:4,4,3", 600) == ("first-wins", False)
+
+
+def test_quick_start_ending_mid_solve():
+    """A quick start that ends before the solve does: the inner solver takes over the tree the
+    outer search has grown with interpreted kernels (connect4:4x4 is a draw, Tromp's table)."""
+    assert quick_solve("connect4:4x4", 0.05) == ("draw", True)
