@@ -35,7 +35,8 @@ SCHEMES = ("follow", "fixed")  # how the inner budgets are given out (Search.sch
 EPS = 0.25  # the 1+eps trick on the path to a leaf (Pawlewicz and Lew), as the inner df-pn does
 GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
-QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts this long (Search.start_inner)
+QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts at most this long (Search.start_inner)
+QUICK_EXPANSIONS = 200  # and this many expansions (tictactoe needs 49, connect4:4x4 thousands)
 FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
 
 
@@ -96,8 +97,9 @@ class Search:
     cache: object  # a NodeCache
     game: object
     inner: object = None  # an InnerSolver that evaluates new leaves, or None
-    # a quick start: no inner solver for the first QUICK_SECONDS of the search, then this
-    # function's (a small game may be solved sooner than numba and the inner solver load)
+    # a quick start: no inner solver for the first QUICK_SECONDS or QUICK_EXPANSIONS of the
+    # search, then this function's (a small game may be solved sooner than numba and the inner
+    # solver load)
     start_inner: object = None
     knowledge: bool = True  # decide new leaves by the game's certificates where it can
     should_stop: object = None  # during solve(): the caller's should_stop, for long inner jobs
@@ -349,7 +351,9 @@ class Search:
                     break
                 if limits.max_nodes is not None and self.expansions - expansions_before >= limits.max_nodes:
                     break
-                if self.start_inner is not None and now - self.started >= QUICK_SECONDS:
+                if self.start_inner is not None and (
+                    now - self.started >= QUICK_SECONDS or self.expansions >= QUICK_EXPANSIONS
+                ):
                     self.inner, self.start_inner = self.start_inner(), None
                 self.step(root, q)
                 if now - self.last_checkpoint >= self.checkpoint_seconds:

@@ -110,14 +110,15 @@ import sys, tempfile
 import pndb.search
 from pndb import api
 pndb.search.QUICK_SECONDS = {seconds}
-result = api.solve({spec!r}, db=tempfile.mkdtemp())
+result = api.solve({spec!r}, db=tempfile.mkdtemp(), knowledge={knowledge})
 print(result.value.name, "numba" in sys.modules)
 """
 
 
-def quick_solve(spec, seconds):
+def quick_solve(spec, seconds, knowledge=True):
     """(value, numba loaded) of a solve in a process of its own whose quick start lasts ``seconds``."""
-    value, loaded = python_run(QUICK_SOLVE.format(spec=spec, seconds=seconds)).stdout.split()
+    code = QUICK_SOLVE.format(spec=spec, seconds=seconds, knowledge=knowledge)
+    value, loaded = python_run(code).stdout.split()
     return value, loaded == "True"
 
 
@@ -131,5 +132,5 @@ def test_quick_start_solves_a_small_game_without_numba():
 
 def test_quick_start_ending_mid_solve():
     """A quick start that ends before the solve does: the inner solver takes over the tree the
-    outer search has grown with interpreted kernels (connect4:4x4 is a draw, Tromp's table)."""
-    assert quick_solve("connect4:4x4", 0.05) == ("draw", True)
+    outer search has grown with interpreted kernels (mnk:4,4,4 without pairings is a draw)."""
+    assert quick_solve("mnk:4,4,4", 0.05, knowledge=False) == ("draw", True)
