@@ -349,10 +349,10 @@ def entry_work(recs, ka, kb):
 
 
 @nb.njit(cache=True)
-def store(tab, ka, kb, q, pn, dn, work, marks):
+def store(recs, filled, ka, kb, q, pn, dn, work, marks):
     """Record a search's result: a fact when it solved the question, else its numbers; and the
-    NO_VERDICT ``marks`` it found."""
-    recs = tab.recs
+    NO_VERDICT ``marks`` it found. (A Table's arrays, not the tuple: binding it cost reference
+    counts for each.)"""
     home = home_block(ka, kb, recs.shape[0] - 1)
     victim = home
     least = EMPTY
@@ -367,7 +367,7 @@ def store(tab, ka, kb, q, pn, dn, work, marks):
     meta = recs[victim, META]
     if meta == 0 or recs[victim, KEY_A] != ka or recs[victim, KEY_B] != kb:
         if meta == 0:
-            tab.filled[0] += 1
+            filled[0] += 1
         recs[victim, KEY_A] = ka
         recs[victim, KEY_B] = kb
         recs[victim, NUMS] = UNKNOWN
@@ -501,6 +501,11 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     read earlier may be stale but never wrong about a proof.
     """
     nsym = steps.sym_bit.shape[1]
+    # the arrays the child loop reads, bound once: a tuple's member read in the loop counted a
+    # reference each time
+    order, up_bit, sym_bit = t.order, steps.up_bit, steps.sym_bit
+    st_ka, st_kb, st_moves, st_sym = st.ka, st.kb, st.moves, st.sym
+    st_replies, st_score = st.replies, st.score
     K.images_into(ka, kb, t.sym_bytes, st.img[0])
     first0 = K.first_to_move(ka, kb)
     stones0 = K.popcount(ka | kb)
@@ -547,10 +552,11 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                 s = find(tab.recs, a, b)
                 if s < 0 or tab.recs[s, META] & NO_SEQUENCE == K.ZERO:
                     steps_max = st.threat_depth[0]
-                    if (
-                        P.threat_sequence(mine, theirs, stones, t, steps_max, st.seq_levels, st.seq_tried)
-                        >= 0
-                    ):
+                    found = P.threat_sequence(
+                        mine, theirs, stones, steps_max, st.seq_levels, st.seq_tried, t.cell_mask[0],
+                        t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell, t.mask_counts,
+                    )  # fmt: skip
+                    if found >= 0:
                         n = DECIDED_FOR_MOVER
                     else:
                         st.marks[depth] = NO_SEQUENCE
@@ -568,17 +574,18 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                     legal = P.prune_dead(a, b, t, legal)
             if n == 0:
                 cap = t.disc_cap[0]
+                recs = tab.recs
                 # a draw reaches the mover's goal: q1 for the first player
                 draw_wins = q == (1 if first else 0)
                 img = st.img[depth]
                 near_symmetric = K.near_symmetric(img, first)
                 on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
-                for i in range(t.order.shape[0]):
-                    cell = t.order[i]
+                for i in range(order.shape[0]):
+                    cell = order[i]
                     bit = K.ONE << np.uint64(cell)
                     if legal & bit == K.ZERO:
                         continue
-                    child_avail = (avail ^ bit) | steps.up_bit[cell]
+                    child_avail = (avail ^ bit) | up_bit[cell]
                     state = K.child_status(
                         first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap
                     )
@@ -587,18 +594,18 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                         break
                     if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
                         continue
-                    best_a, best_b, g = K.canonical_child(img, steps.sym_bit[cell], on_a)
+                    best_a, best_b, g = K.canonical_child(img, sym_bit[cell], on_a)
                     if near_symmetric:
                         duplicate = False
                         for j in range(n):
-                            if st.ka[depth, j] == best_a and st.kb[depth, j] == best_b:
+                            if st_ka[depth, j] == best_a and st_kb[depth, j] == best_b:
                                 duplicate = True
                                 break
                         if duplicate:
                             continue
-                    home = home_block(best_a, best_b, tab.recs.shape[0] - 1)
-                    prefetch(tab.recs, home)
-                    prefetch(tab.recs, home + 2)
+                    home = home_block(best_a, best_b, recs.shape[0] - 1)
+                    prefetch(recs, home)
+                    prefetch(recs, home + 2)
                     made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
                     reply = 1  # the opponent's non-losing replies the child starts with
                     if gravity:
@@ -606,7 +613,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                         made = 2 * makes + K.bit_count_at(cell, o0, o1, o2)
                         # the replies, estimated: the mover's playable threats after the stone (when
                         # any, every other reply loses at once), else every available cell
-                        forcing = own_threats & steps.up_bit[cell]
+                        forcing = own_threats & up_bit[cell]
                         if makes > 0:
                             forcing |= (
                                 K.threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts)
@@ -614,20 +621,20 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                             )
                         reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
                     j = n
-                    while j > 0 and st.score[j - 1] < made:
-                        st.score[j] = st.score[j - 1]
-                        st.moves[depth, j] = st.moves[depth, j - 1]
-                        st.sym[depth, j] = st.sym[depth, j - 1]
-                        st.ka[depth, j] = st.ka[depth, j - 1]
-                        st.kb[depth, j] = st.kb[depth, j - 1]
-                        st.replies[depth, j] = st.replies[depth, j - 1]
+                    while j > 0 and st_score[j - 1] < made:
+                        st_score[j] = st_score[j - 1]
+                        st_moves[depth, j] = st_moves[depth, j - 1]
+                        st_sym[depth, j] = st_sym[depth, j - 1]
+                        st_ka[depth, j] = st_ka[depth, j - 1]
+                        st_kb[depth, j] = st_kb[depth, j - 1]
+                        st_replies[depth, j] = st_replies[depth, j - 1]
                         j -= 1
-                    st.score[j] = made
-                    st.replies[depth, j] = reply
-                    st.moves[depth, j] = cell
-                    st.sym[depth, j] = g
-                    st.ka[depth, j] = best_a
-                    st.kb[depth, j] = best_b
+                    st_score[j] = made
+                    st_replies[depth, j] = reply
+                    st_moves[depth, j] = cell
+                    st_sym[depth, j] = g
+                    st_ka[depth, j] = best_a
+                    st_kb[depth, j] = best_b
                     n += 1
             st.n[depth] = n
         n = st.n[depth]
@@ -672,7 +679,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         pn, dn = (near, far) if first else (far, near)
         if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
             work = counter - st.start[depth] + 1
-            store(tab, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth])
+            store(tab.recs, tab.filled, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth])
             if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
                 tab = larger_table(tab)
             if depth == 0:
@@ -690,7 +697,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         cell = st.moves[depth, best]
         g = st.sym[depth, best]
         bit = K.ONE << np.uint64(cell)
-        sym = steps.sym_bit[cell]
+        sym = sym_bit[cell]
         up = st.img[depth]
         child = st.child
         side = 0 if first else 1  # the half the mover's stone goes to
@@ -703,7 +710,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
             h = steps.compose[s, g]
             down[2 * s] = child[2 * h]
             down[2 * s + 1] = child[2 * h + 1]
-        avail = (st.avail[depth] ^ bit) | steps.up_bit[cell]
+        avail = (st.avail[depth] ^ bit) | up_bit[cell]
         st.avail[d] = avail if g == 0 else K.permute(avail, t.sym_bytes, g)
         st.last[d] = -1
         st.key_a[d] = cka[best]
@@ -845,14 +852,17 @@ def sequence_child(a, b, t, st, n, ca, cb):
     """The index among the n children (canonical keys ca, cb) of the move that starts a threat
     sequence winning for the player to move at (a, b), or -1: the search decides such positions
     without children, and their proof is the sequence, walked as any other proof."""
-    if st.threat_depth[0] == 0:
+    if st.threat_depth[0] == 0 or t.gravity[0] != 0:
         return -1
     first = K.first_to_move(a, b)
     mine, theirs = (a, b) if first else (b, a)
     if K.threat_cells(theirs, mine, t.win_masks) != K.ZERO:
         return -1
     stones = K.popcount(a | b)
-    cell = P.threat_sequence(mine, theirs, stones, t, st.threat_depth[0], st.seq_levels, st.seq_tried)
+    cell = P.threat_sequence(
+        mine, theirs, stones, st.threat_depth[0], st.seq_levels, st.seq_tried, t.cell_mask[0],
+        t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell, t.mask_counts,
+    )  # fmt: skip
     if cell < 0:
         return -1
     na, nb_ = K.play(a, b, cell)

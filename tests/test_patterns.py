@@ -358,9 +358,13 @@ def check_subgame(
         if got != legal or n != stones(legal) or misordered:
             counts[16] += 1
             bad[0], bad[1] = a, b
-        # threat sequences, where threat_sequence may be asked: no win now, no opponent threat
-        if wins == 0 and blocks == 0:
-            m = P.threat_sequence(own, opp, stones(a | b), t, P.MAX_THREAT_DEPTH, levels, tried)
+        # threat sequences, where threat_sequence may be asked: no win now, no opponent threat,
+        # no gravity
+        if wins == 0 and blocks == 0 and t.gravity[0] == 0:
+            m = P.threat_sequence(
+                own, opp, stones(a | b), P.MAX_THREAT_DEPTH, levels, tried, t.cell_mask[0],
+                t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell, t.mask_counts,
+            )  # fmt: skip
             if m >= 0:
                 counts[17] += 1
                 child = UNKNOWN
@@ -435,8 +439,8 @@ def test_every_position_of_small_boards(spec):
     print(spec, out)
     assert out["positions"] == int(np.count_nonzero(values != UNKNOWN))
     assert out["forced_won"] and out["forced_narrowed"]
-    if g.gravity:  # no pairing, no dead-cell pruning, no threat sequence under gravity
-        assert out["pairing_first"] == out["pairing_second"] == out["dead_pruned"] == out["threat_won"] == 0
+    if g.gravity:  # no pairing, no dead-cell pruning under gravity (threat sequences are not asked)
+        assert out["pairing_first"] == out["pairing_second"] == out["dead_pruned"] == 0
     else:
         assert out["pairing_first"] and out["pairing_second"] and out["dead_pruned"] and out["threat_won"]
 

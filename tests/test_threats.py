@@ -39,6 +39,13 @@ def quiet(g, a, b):
     return not any(R.wins_by(g, theirs, c) for c in empty)
 
 
+def sequence_of(own, other, stones, t, depth, levels, tried):
+    """patterns.threat_sequence with the arrays and numbers of the game's tables ``t``."""
+    board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
+    args = (board, forbidden, cap, t.win_masks, t.masks_by_cell, t.mask_counts)
+    return int(P.threat_sequence(own, other, stones, depth, levels, tried, *args))
+
+
 def sequence_move(game, a, b, depth=DEPTH):
     """The kernel's first move of a winning threat sequence at (a, b), or -1."""
     first = R.first_to_move(a, b)
@@ -46,7 +53,7 @@ def sequence_move(game, a, b, depth=DEPTH):
     levels, tried = P.new_sequence_work()
     stones = (a | b).bit_count()
     own, other = np.uint64(mine), np.uint64(theirs)
-    return int(P.threat_sequence(own, other, stones, game.tables, depth, levels, tried))
+    return sequence_of(own, other, stones, game.tables, depth, levels, tried)
 
 
 def wins_after(spec, a, b, cell):
@@ -63,7 +70,7 @@ def sequence_line(game, a, b):
     mine, theirs = (a, b) if first else (b, a)
     levels, tried = P.new_sequence_work()
     own, other = np.uint64(mine), np.uint64(theirs)
-    if P.threat_sequence(own, other, (a | b).bit_count(), game.tables, DEPTH, levels, tried) < 0:
+    if sequence_of(own, other, (a | b).bit_count(), game.tables, DEPTH, levels, tried) < 0:
         return []
     return [int(c) for c in tried[: list(tried).index(-1)]]
 
@@ -271,7 +278,7 @@ def test_claims_stop_at_a_disc_cap(cap):
         mine, theirs = (a, b) if first else (b, a)
         levels, tried = P.new_sequence_work()
         own, other = np.uint64(mine), np.uint64(theirs)
-        cell = int(P.threat_sequence(own, other, (a | b).bit_count(), t, DEPTH, levels, tried))
+        cell = sequence_of(own, other, (a | b).bit_count(), t, DEPTH, levels, tried)
         lost += cell < 0 and sequence_move(game, a, b) >= 0
         if cell >= 0:
             claims += 1

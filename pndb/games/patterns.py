@@ -22,7 +22,7 @@ In a search, per ongoing node (a, b):
   "first at least draws"). The pairs are the book's kind-1 certificate, in the orientation of
   (a, b): call it on the canonical position to store them.
 - ``order_moves(a, b, t, moves, out)``: the children's order.
-- ``threat_sequence(own, other, stones, t, depth, levels, tried) >= 0``: the player to move
+- ``threat_sequence(own, other, stones, depth, levels, tried, ...tables) >= 0``: the player to move
   wins by a threat sequence (single threats, each block forced, then a double threat) of at
   most ``depth`` of its stones; the result is its first move.
 
@@ -287,7 +287,9 @@ def threat_moves(own, other, gained, legal, win_masks, masks_by_cell, mask_count
 
 
 @njit(cache=True)
-def threat_sequence(own, other, stones, t, depth, levels, tried):
+def threat_sequence(
+    own, other, stones, depth, levels, tried, board, forbidden, cap, win_masks, masks_by_cell, mask_counts
+):
     """The first move of a threat sequence that wins for ``own`` (the player to move, with
     ``stones`` stones on the board), or -1 when none of at most ``depth`` attacker moves is found.
 
@@ -305,12 +307,14 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
     sequence's attacker moves, ended by -1. Without gravity only: -1 with it. A search from a
     later position of the sequence may miss its rest (the rest's threats may build on stones
     that are no longer the sequence's): proof extraction then searches that position.
+    The game's tables come as the arrays and numbers it reads (Tables: ``board`` cell_mask[0],
+    ``forbidden`` first_forbidden[0], ``cap`` disc_cap[0]), not as the tuple: a call binding
+    the tuple counted two atomic reference updates for each of its arrays.
     """
-    if depth <= 0 or t.gravity[0] != 0 or stones + 2 >= t.disc_cap[0]:
+    if depth <= 0 or stones + 2 >= cap:
         return -1
-    empty = t.cell_mask[0] & ~(own | other)
-    legal = empty & ~t.first_forbidden[0] if stones == 0 else empty
-    win_masks, masks_by_cell, mask_counts = t.win_masks, t.masks_by_cell, t.mask_counts
+    empty = board & ~(own | other)
+    legal = empty & ~forbidden if stones == 0 else empty
     double, singles = threat_moves(own, other, ZERO, legal, win_masks, masks_by_cell, mask_counts)
     if double >= 0 or depth == 1:
         tried[0] = double
@@ -330,14 +334,14 @@ def threat_sequence(own, other, stones, t, depth, levels, tried):
         bit = ONE << np.uint64(cell)
         levels[level, SEQ_TODO] = todo ^ bit
         tried[level] = cell
-        if stones + 2 * (level + 1) + 2 >= t.disc_cap[0]:  # the next threat's reply ends the game
+        if stones + 2 * (level + 1) + 2 >= cap:  # the next threat's reply ends the game
             continue
         mine = levels[level, SEQ_OWN]
         theirs = levels[level, SEQ_OTHER]
         theirs |= threats_made(mine, theirs, cell, masks_by_cell, mask_counts)  # the block
         mine |= bit
         gained = levels[level, SEQ_GAINED] | bit
-        legal = t.cell_mask[0] & ~(mine | theirs)
+        legal = board & ~(mine | theirs)
         double, singles = threat_moves(mine, theirs, gained, legal, win_masks, masks_by_cell, mask_counts)
         if double >= 0:
             tried[level + 1] = double
