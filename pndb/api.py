@@ -121,10 +121,10 @@ def quick_start(game, inner_nodes):
     """Whether a solve of ``game`` starts quickly: a game of at most QUICK_CELLS cells is
     searched for its first moment (search.QUICK_SECONDS) by the outer search alone with its
     kernels run as Python, so that numba is not loaded unless the solve goes on (pairings
-    decide tictactoe in 49 expansions, in less time than loading numba takes). Not in
-    Connect Four (an interpreted expansion there takes some 12 ms, Allis' rules in Python, and
-    even 4x4 needs thousands), nor where numba is loaded already or there is no inner solver to
-    wait for. Kernels are compiled again after."""
+    decide tictactoe in 49 expansions, in less time than loading numba takes). Not under
+    gravity (an interpreted expansion of Connect Four takes some 12 ms, Allis' rules in Python,
+    and even 4x4 needs thousands), nor where numba is loaded already or there is no inner
+    solver to wait for. Kernels are compiled again after."""
     from pndb import jit
 
     quick = bool(inner_nodes) and game.ncells <= QUICK_CELLS and not game.gravity and not jit.loaded()
