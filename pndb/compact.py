@@ -7,9 +7,9 @@ exact) and its frontier (the exact nodes that open nodes lead to); writes the st
 frontier nodes' values need into the proof table, as the moves an export would write (but for
 positions whose player to move completes a pattern with the next stone: `check` takes their
 status as decided and `export` finds that stone, as for the inner search's proofs, which leave
-them out too); turns the
-frontier nodes into decided leaves; deletes every other node and every parent link that no longer
-joins two kept, expanded-to-child nodes; and rewrites the database file without its free pages.
+them out too); turns the frontier nodes into decided leaves; deletes every other node and every
+parent link that no longer joins two kept, expanded-to-child nodes; and rewrites the database
+file without its free pages.
 
 Afterwards `check` holds (each decided leaf has its proof, each proof record is one step of a
 proof), export writes the same value's book, and a resumed solve goes on from the open part.

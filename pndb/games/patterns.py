@@ -304,9 +304,10 @@ def threat_sequence(
     the defender's reply leaves the game on (fewer than the disc cap stones after it, and a
     threat cell is still empty then), and the rule on the first stone binds no later stone.
     ``levels`` and ``tried``: scratch (new_sequence_work); after a win ``tried`` holds the
-    sequence's attacker moves, ended by -1. Without gravity only: -1 with it. A search from a
-    later position of the sequence may miss its rest (the rest's threats may build on stones
-    that are no longer the sequence's): proof extraction then searches that position.
+    sequence's attacker moves, ended by -1. Without gravity only (its callers do not ask it
+    under gravity). A search from a later position of the sequence may miss its rest (the
+    rest's threats may build on stones that are no longer the sequence's): proof extraction
+    then searches that position.
     The game's tables come as the arrays and numbers it reads (Tables: ``board`` cell_mask[0],
     ``forbidden`` first_forbidden[0], ``cap`` disc_cap[0]), not as the tuple: a call binding
     the tuple counted two atomic reference updates for each of its arrays.
