@@ -38,8 +38,9 @@ REF_OUTCOME = {R.FIRST_WON: (F, F), R.SECOND_WON: (S, S), R.DRAW: (D, D)}
 
 # The outer search alone: many small checkpoints, the most to lose in a crash.
 OUTER_ONLY = ["--inner-nodes", "0"] if any(p.name == "inner_nodes" for p in cli.solve.params) else []
-# A solve of several seconds with the outer search alone (about 7 s here; 8780 expansions).
-CRASH_GAME = ["connect4:5x4", "--moves", "333"]
+# A solve of several seconds with the outer search alone and no knowledge (about 3 s here; 8780
+# expansions; with Allis' rules it takes 1.3 s, too short for a signal to land reliably).
+CRASH_GAME = ["connect4:5x4", "--moves", "333", "--no-knowledge"]
 # A solve that cannot end within any test (the outer search alone on a game it cannot solve).
 ENDLESS_GAME = ["qango7", "--inner-nodes", "0"]
 CRASH_CELLS = [2, 2, 2]  # the same moves as 0-based columns, for the reference
@@ -379,7 +380,8 @@ def test_sigkill_with_inner_solver_then_resume(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupt_stops_cleanly_and_resumes(tmp_path, crash_value, sig):
     db = tmp_path / "db"
-    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), *OUTER_ONLY]
+    # checkpoints five times a second: the signal lands early in the solve, whatever the machine
+    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), *OUTER_ONLY, "--checkpoint-seconds", "0.2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_checkpoints(db, 1)
