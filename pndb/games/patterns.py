@@ -258,19 +258,35 @@ def new_sequence_work():
     return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH + 1, np.int64)
 
 
+@njit(cache=True, inline="always")
+def two_missing(m, own, other):
+    """The two cells ``own`` still needs in pattern ``m`` when it needs exactly two and ``other``
+    has no stone in it (a stone on either makes a threat), else zero."""
+    missing = m & ~own
+    rest = missing & (missing - ONE)
+    return missing if (m & other) | (rest & (rest - ONE)) == ZERO and rest != ZERO else ZERO
+
+
 @njit(cache=True, inline="always")  # takes arrays, not t: binding a tuple counts a reference per array
 def threat_moves(own, other, gained, legal, win_masks, masks_by_cell, mask_counts):
     """(a cell of ``legal`` where a stone of ``own`` makes threats on two cells or -1, the cells
     of ``legal`` where it makes a threat on exactly one cell whose block makes no threat of
     ``other``), for a position where neither player has a threat. With ``gained`` non-zero only
     the stones that make a threat in a pattern through ``gained`` count as single threats
-    (Allis' dependency: each threat builds on the sequence's earlier stones)."""
+    (Allis' dependency: each threat builds on the sequence's earlier stones); those patterns
+    are the ones through the cells of ``gained``, so only their lists are read (a few patterns
+    a cell instead of all of them: most calls of a sequence search are below its first level)."""
     makers = ZERO
-    for m in win_masks:
-        missing = m & ~own
-        rest = missing & (missing - ONE)
-        two = (m & other) | (rest & (rest - ONE)) == ZERO and rest != ZERO
-        makers |= missing if two and (gained == ZERO or m & gained != ZERO) else ZERO
+    if gained == ZERO:
+        for m in win_masks:
+            makers |= two_missing(m, own, other)
+    else:
+        through = gained
+        while through != ZERO:
+            cell = lowest_cell(through)
+            through &= through - ONE
+            for j in range(mask_counts[cell]):
+                makers |= two_missing(masks_by_cell[cell, j], own, other)
     makers &= legal
     singles = ZERO
     while makers != ZERO:
