@@ -10,15 +10,51 @@ numba's own. A process that evaluates only a handful of positions may call
 same code, so the same rules), and numba is never imported; a solve of a small game does so for
 its first moment (pndb.search.QUICK_SECONDS) and calls ``interpret(False)`` when it needs its
 inner solver.
+
+numba's on-disk cache checks only the source file of the function it caches, but a cached
+kernel holds the machine code of every kernel it calls, from other files too: after a change
+to pndb/games/patterns.py, a cached pndb.inner.solve_one would go on running the old
+patterns. So the cache lives in a directory named by a digest of all of pndb's sources
+(:func:`cache_dir`): code compiled from other sources is never loaded.
 """
 
 import functools
+import hashlib
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
 _interpreted = False
 _realised = False
+_cache_set = False
+
+
+def cache_dir():
+    """Where numba caches pndb's kernels: $NUMBA_CACHE_DIR (else the user's cache directory,
+    $XDG_CACHE_HOME or ~/.cache, under pndb/numba), in a subdirectory named by a digest of the
+    contents of every source file of the pndb package."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pndb" / "numba"
+    )
+    return str(Path(base) / digest.hexdigest()[:16])
+
+
+def load_numba():
+    """numba, with its cache directory set to :func:`cache_dir` before any kernel of pndb is
+    declared to it (numba reads the setting when a dispatcher is made)."""
+    global _cache_set
+    import numba
+
+    if not _cache_set:
+        numba.config.CACHE_DIR = cache_dir()
+        _cache_set = True
+    return numba
 
 
 class Kernel:
@@ -41,9 +77,7 @@ class Kernel:
     def compiled(self):
         """The numba dispatcher of this kernel."""
         if self.dispatcher is None:
-            import numba
-
-            self.dispatcher = numba.njit(**self.options)(self.py_func)
+            self.dispatcher = load_numba().njit(**self.options)(self.py_func)
         return self.dispatcher
 
 
@@ -52,9 +86,7 @@ def njit(**options):
 
     def declare(py_func):
         if "numba" in sys.modules:
-            import numba
-
-            return numba.njit(**options)(py_func)
+            return load_numba().njit(**options)(py_func)
         return Kernel(py_func, options)
 
     return declare
@@ -65,7 +97,7 @@ def realise():
     global _realised
     if _realised:
         return
-    import numba  # noqa: F401  (from now on njit declares dispatchers at once)
+    load_numba()  # from now on njit declares dispatchers at once
 
     _realised = True
     for module in list(sys.modules.values()):

@@ -3,8 +3,10 @@ the quick start of a small game's solve) and compiled: the same answers; and suc
 never loads numba."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import PNDB
 from pndb.games import load_game
@@ -134,3 +136,34 @@ def test_quick_start_ending_mid_solve():
     """A quick start that ends before the solve does: the inner solver takes over the tree the
     outer search has grown with interpreted kernels (mnk:4,4,4 without pairings is a draw)."""
     assert quick_solve("mnk:4,4,4", 0.05, knowledge=False) == ("draw", True)
+
+
+def test_kernels_are_cached_by_the_digest_of_all_sources(tmp_path):
+    """numba's cache checks only a kernel's own file; pndb keys its cache by every source, so a
+    changed callee in another file never leaves a stale caller in use."""
+    import shutil
+
+    import numba
+
+    from pndb import inner, jit
+
+    here = jit.cache_dir()
+    assert numba.config.CACHE_DIR == here
+    assert here.startswith(os.environ["NUMBA_CACHE_DIR"])
+    assert inner.solve_one._cache._cache_path.startswith(here)
+    # a copy of the package keys the same; a changed file in it, another directory
+    copy = tmp_path / "pndb"
+    shutil.copytree(Path(jit.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code = "from pndb import jit; print(jit.cache_dir())"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+
+    def keyed():
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert keyed() == here
+    patterns = copy / "games" / "patterns.py"
+    patterns.write_text(patterns.read_text() + "\n# changed\n")
+    changed = keyed()
+    assert changed != here and Path(changed).parent == Path(here).parent
