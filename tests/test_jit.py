@@ -45,9 +45,11 @@ print("numba" in sys.modules, file=sys.stderr)
 """
 
 
-def python_run(code):
+def python_run(code, env=None, cwd=None):
     """The finished process of ``python -c code``, which must have succeeded."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env, cwd=cwd
+    )
     assert done.returncode == 0, done.stderr
     return done
 
@@ -154,13 +156,10 @@ def test_kernels_are_cached_by_the_digest_of_all_sources(tmp_path):
     # a copy of the package keys the same; a changed file in it, another directory
     copy = tmp_path / "pndb"
     shutil.copytree(Path(jit.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    code = "from pndb import jit; print(jit.cache_dir())"
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
 
     def keyed():
-        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip()
+        return python_run("from pndb import jit; print(jit.cache_dir())", env, tmp_path).stdout.strip()
 
     assert keyed() == here
     patterns = copy / "games" / "patterns.py"
