@@ -101,7 +101,8 @@ def incidence(a, b, cells, win_masks, owners, members):
     f2 = np.empty(n, np.uint64)
     n1 = 0
     n2 = 0
-    for m in win_masks:
+    for p in range(win_masks.shape[0]):
+        m = win_masks[p]
         if m & b == ZERO:
             f1[n1] = m & empty
             n1 += 1

@@ -4,6 +4,10 @@ A position is two uint64 bitboards: ``a`` (first player's stones) and ``b`` (sec
 player's stones); bit i is cell i (row-major on the game's bounding grid). Every rule
 difference between games is data in a :class:`Tables` tuple built by ``pndb.games.spec``,
 so one compiled set of kernels serves every placement game.
+
+Loops over an array index it (``for i in range(win_masks.shape[0])``) rather than iterate it
+(``for m in win_masks``): numba's array iterator holds a counted reference, and the loop it
+makes is not vectorised (threats_of_both: 68 ns against 22 ns a call on qango6's patterns).
 """
 
 from collections import namedtuple
@@ -145,7 +149,8 @@ def wins_with(bits, cell, masks_by_cell, mask_counts):
 @njit(cache=True)
 def has_win(bits, win_masks):
     """True when ``bits`` completes any win pattern."""
-    for m in win_masks:
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         if bits & m == m:
             return True
     return False
@@ -208,7 +213,8 @@ def status_after(a, b, cell, t):
 def threat_cells(own, other, win_masks):
     """Empty cells that would complete a pattern of ``own`` (the stones of ``other`` block)."""
     threats = ZERO
-    for m in win_masks:
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         missing = m & ~own
         if missing & other == ZERO and missing & (missing - ONE) == ZERO:
             threats |= missing
@@ -221,7 +227,8 @@ def threats_of_both(own, other, win_masks):
     branches (a pattern's state is unpredictable: selects cost less than mispredictions)."""
     own_threats = ZERO
     other_threats = ZERO
-    for m in win_masks:
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         mine = m & ~own
         theirs = m & ~other
         own_threats |= mine if (m & other) | (mine & (mine - ONE)) == ZERO else ZERO
@@ -240,7 +247,8 @@ def threats_and_makers(own, other, win_masks):
     c0 = ZERO
     c1 = ZERO
     c2 = ZERO
-    for m in win_masks:
+    for k in range(win_masks.shape[0]):
+        m = win_masks[k]
         missing = m & ~own
         blocked = missing & other
         rest = missing & (missing - ONE)

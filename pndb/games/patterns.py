@@ -86,7 +86,8 @@ def live_patterns(own, other, win_masks, out):
     Returns their number. Patterns are whole masks (stones of ``own`` included).
     """
     n = 0
-    for m in win_masks:
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         if m & other == ZERO:
             out[n] = m
             n += 1
@@ -98,7 +99,9 @@ def live_cells(a, b, t):
     """Empty playable cells that lie in a live pattern of either player."""
     empty = t.cell_mask[0] & ~(a | b)
     live = ZERO
-    for m in t.win_masks:
+    win_masks = t.win_masks
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         if m & a == ZERO or m & b == ZERO:
             live |= m
     return live & empty
@@ -146,7 +149,9 @@ def live_components(a, b, t, out):
     empty = t.cell_mask[0] & ~(a | b)
     sets = np.empty(t.win_masks.shape[0], np.uint64)
     n = 0
-    for m in t.win_masks:
+    win_masks = t.win_masks
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         if m & a == ZERO or m & b == ZERO:
             sets[n] = m & empty
             n += 1
@@ -278,7 +283,8 @@ def threat_moves(own, other, gained, legal, win_masks, masks_by_cell, mask_count
     a cell instead of all of them: most calls of a sequence search are below its first level)."""
     makers = ZERO
     if gained == ZERO:
-        for m in win_masks:
+        for i in range(win_masks.shape[0]):
+            m = win_masks[i]
             makers |= two_missing(m, own, other)
     else:
         through = gained
@@ -390,7 +396,9 @@ def move_scores(a, b, t, scores):
     empty = t.cell_mask[0] & ~(a | b)
     for c in range(64):
         scores[c] = 0
-    for m in t.win_masks:
+    win_masks = t.win_masks
+    for i in range(win_masks.shape[0]):
+        m = win_masks[i]
         for side in range(2):
             other = opp if side == 0 else own
             if m & other != ZERO:
@@ -678,7 +686,9 @@ def find_pairing_into(a, b, t, defender, budget, pairs, w):
     empty = t.cell_mask[0] & ~(a | b)
     sets = w.sets
     n = 0
-    for m in t.win_masks:
+    win_masks = t.win_masks
+    for j in range(win_masks.shape[0]):
+        m = win_masks[j]
         if m & defence == ZERO:
             e = m & empty
             if popcount(e) < 2:
