@@ -218,8 +218,8 @@ class Stack(NamedTuple):
     sym: np.ndarray  # the symmetry mapping each child to its canonical key
     ka: np.ndarray
     kb: np.ndarray
-    pn: np.ndarray
-    dn: np.ndarray
+    near: np.ndarray  # int64[depth, 64]: each child's number the frame minimises (pn at an OR node)
+    far: np.ndarray  # ... and the one it sums (dn at an OR node)
     pairs: np.ndarray  # int64[MAX_PAIRS, 2]: scratch for pairing searches
     cover: P.CoverWork  # ... and the rest of their scratch arrays
     certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
@@ -260,7 +260,8 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
     return Stack(
         img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), marks=words(d), last=ints(d),
-        moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64), pn=ints(d, 64), dn=ints(d, 64),
+        moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64),
+        near=ints(d, 64), far=ints(d, 64),
         pairs=ints(P.MAX_PAIRS, 2), cover=P.new_cover_work(patterns),
         certificate=np.zeros(1 + max(1 + 2 * P.MAX_PAIRS, C.payload_bound(rules_lines)), np.uint8),
         knowledge_tries=ints(65, 2),
@@ -315,15 +316,15 @@ def find(recs, ka, kb):
 
 
 @nb.njit(cache=True, inline="always")
-def numbers(tab, ka, kb, q):
-    """(pn, dn) of a position for question q; (1, 1) when unknown."""
-    return numbers_or(tab, ka, kb, q, np.int64(1), np.int64(1))
+def numbers(recs, ka, kb, q):
+    """(pn, dn) of a position for question q in the table's entries ``recs``; (1, 1) when unknown."""
+    return numbers_or(recs, ka, kb, q, np.int64(1), np.int64(1))
 
 
 @nb.njit(cache=True, inline="always")
-def numbers_or(tab, ka, kb, q, pn0, dn0):
-    """(pn, dn) of a position for question q; (pn0, dn0) when the table has no entry for it."""
-    recs = tab.recs
+def numbers_or(recs, ka, kb, q, pn0, dn0):
+    """(pn, dn) of a position for question q in the table's entries ``recs``; (pn0, dn0) when
+    there is no entry for it."""
     s = find(recs, ka, kb)
     if s < 0:
         return pn0, dn0
@@ -414,13 +415,6 @@ def larger_table(tab):
 # ---------------------------------------------------------------- the search
 
 
-@nb.njit(cache=True, inline="always")
-def add(x, y):
-    if x >= INF or y >= INF:
-        return INF
-    return min(x + y, INF - 1)
-
-
 @nb.njit(cache=True)
 def pairing_decides(a, b, q, t, pair_budget, pairs, cover, cert):
     """Whether a pairing decides question q at (a, b) (-1 disproven, 1 proven, 0 not) and the
@@ -501,23 +495,33 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     read earlier may be stale but never wrong about a proof.
     """
     nsym = steps.sym_bit.shape[1]
-    # the arrays the child loop reads, bound once: a tuple's member read in the loop counted a
-    # reference each time
-    order, up_bit, sym_bit = t.order, steps.up_bit, steps.sym_bit
-    st_ka, st_kb, st_moves, st_sym = st.ka, st.kb, st.moves, st.sym
-    st_replies, st_score = st.replies, st.score
-    K.images_into(ka, kb, t.sym_bytes, st.img[0])
+    # Every array the loop reads is bound to a local once, here, and indexed in two dimensions
+    # (st_far[depth, i], not a row view): a tuple member read, a row view or an array passed to
+    # a call inside the loop costs an atomic reference count increment and decrement, which
+    # took a fifth of the search's time.
+    order, up_bit, sym_bit, compose = t.order, steps.up_bit, steps.sym_bit, steps.compose
+    sym_bytes, win_masks = t.sym_bytes, t.win_masks
+    masks_by_cell, mask_counts = t.masks_by_cell, t.mask_counts
+    board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
+    gravity = t.gravity[0] != 0
+    threat_depth = st.threat_depth[0]
+    st_img, st_child, st_avail, st_marks, st_n, st_last = st.img, st.child, st.avail, st.marks, st.n, st.last
+    st_key_a, st_key_b, st_th_pn, st_th_dn, st_start = st.key_a, st.key_b, st.th_pn, st.th_dn, st.start
+    st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
+    st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
+    recs, filled = tab.recs, tab.filled
+    K.images_into(ka, kb, sym_bytes, st_img[0])
     first0 = K.first_to_move(ka, kb)
     stones0 = K.popcount(ka | kb)
     counter = 1
     depth = 0
-    st.avail[0] = K.available(ka, kb, t)
-    st.key_a[0] = ka
-    st.key_b[0] = kb
-    st.th_pn[0] = th_pn
-    st.th_dn[0] = th_dn
-    st.start[0] = counter
-    st.last[0] = -1
+    st_avail[0] = K.available(ka, kb, t)
+    st_key_a[0] = ka
+    st_key_b[0] = kb
+    st_th_pn[0] = th_pn
+    st_th_dn[0] = th_dn
+    st_start[0] = counter
+    st_last[0] = -1
     root_pn = np.int64(1)
     root_dn = np.int64(1)
     entering = True  # the frame at depth is new: its children are still to be written
@@ -532,52 +536,48 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
             # the solver's tuples pays two atomic reference count updates for each of their
             # arrays, some 120 a node, which took a third of the search's time.)
             stones = stones0 + depth
-            a = st.img[depth, 0]
-            b = st.img[depth, 1]
+            a = st_img[depth, 0]
+            b = st_img[depth, 1]
             mine, theirs = (a, b) if first else (b, a)
-            avail = st.avail[depth]
-            legal = avail & ~t.first_forbidden[0] if stones == 0 else avail
-            gravity = t.gravity[0] != 0
+            avail = st_avail[depth]
+            legal = avail & ~forbidden if stones == 0 else avail
             if gravity:  # the threats a stone makes order the children
-                own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, t.win_masks)
-                opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, t.win_masks)
+                own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, win_masks)
+                opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, win_masks)
             else:
-                own_threats, opponent_threats = K.threats_of_both(mine, theirs, t.win_masks)
+                own_threats, opponent_threats = K.threats_of_both(mine, theirs, win_masks)
                 c0 = c1 = c2 = o0 = o1 = o2 = K.ZERO
-            st.marks[depth] = K.ZERO
+            st_marks[depth] = K.ZERO
             n = 0
             if own_threats & legal != K.ZERO:
                 n = DECIDED_FOR_MOVER
-            elif st.threat_depth[0] != 0 and opponent_threats == K.ZERO and not gravity:
-                s = find(tab.recs, a, b)
-                if s < 0 or tab.recs[s, META] & NO_SEQUENCE == K.ZERO:
-                    steps_max = st.threat_depth[0]
+            elif threat_depth != 0 and opponent_threats == K.ZERO and not gravity:
+                s = find(recs, a, b)
+                if s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO:
                     found = P.threat_sequence(
-                        mine, theirs, stones, steps_max, st.seq_levels, st.seq_tried, t.cell_mask[0],
-                        t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell, t.mask_counts,
+                        mine, theirs, stones, threat_depth, seq_levels, seq_tried, board, forbidden, cap,
+                        win_masks, masks_by_cell, mask_counts,
                     )  # fmt: skip
                     if found >= 0:
                         n = DECIDED_FOR_MOVER
                     else:
-                        st.marks[depth] = NO_SEQUENCE
+                        st_marks[depth] = NO_SEQUENCE
             if n == 0 and pair_budget != 0:
                 if knowledge_asked(a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, False):
                     decided, mark, _ = knowledge_decides(
-                        a, b, q, t, pair_budget, tab.recs, st.certificate, st.knowledge_tries,
+                        a, b, q, t, pair_budget, recs, st.certificate, st.knowledge_tries,
                         st.pairs, st.cover, False,
                     )  # fmt: skip
-                    st.marks[depth] |= mark
+                    st_marks[depth] |= mark
                     if decided != 0:
-                        st.marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
+                        st_marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
                         n = DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
                 if n == 0 and not gravity:  # moves on dead cells dropped (patterns.prune_dead)
                     legal = P.prune_dead(a, b, t, legal)
             if n == 0:
-                cap = t.disc_cap[0]
-                recs = tab.recs
                 # a draw reaches the mover's goal: q1 for the first player
                 draw_wins = q == (1 if first else 0)
-                img = st.img[depth]
+                img = st_img[depth]
                 near_symmetric = K.near_symmetric(img, first)
                 on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
                 for i in range(order.shape[0]):
@@ -615,10 +615,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                         # any, every other reply loses at once), else every available cell
                         forcing = own_threats & up_bit[cell]
                         if makes > 0:
-                            forcing |= (
-                                K.threats_made(mine, theirs, cell, t.masks_by_cell, t.mask_counts)
-                                & child_avail
-                            )
+                            made_threats = K.threats_made(mine, theirs, cell, masks_by_cell, mask_counts)
+                            forcing |= made_threats & child_avail
                         reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
                     j = n
                     while j > 0 and st_score[j - 1] < made:
@@ -636,89 +634,85 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
                     st_ka[depth, j] = best_a
                     st_kb[depth, j] = best_b
                     n += 1
-            st.n[depth] = n
-        n = st.n[depth]
-        cka = st.ka[depth]
-        ckb = st.kb[depth]
-        cpns = st.pn[depth]
-        cdns = st.dn[depth]
+            st_n[depth] = n
+        n = st_n[depth]
         # a child the table does not know starts with the mover's number (the one the child's
-        # player sums) at its estimated replies, the other at 1: forcing moves come first
-        replies = st.replies[depth]
-        if st.last[depth] < 0:
-            for i in range(n):
-                r = replies[i]
-                cpns[i], cdns[i] = numbers_or(tab, cka[i], ckb[i], q, r if first else 1, 1 if first else r)
-        else:
-            i = st.last[depth]
-            r = replies[i]
-            cpns[i], cdns[i] = numbers_or(tab, cka[i], ckb[i], q, r if first else 1, 1 if first else r)
-        # OR node (first player moves): pn = min, dn = sum; AND node: the other way round.
-        # "near" is the number minimised at this node, "far" the one summed.
+        # player sums) at its estimated replies, the other at 1: forcing moves come first.
+        # OR node (first player moves): pn = min, dn = sum; AND node: the other way round. A
+        # child's "near" number is the one minimised at this node, its "far" number the one summed.
+        lo = 0 if st_last[depth] < 0 else st_last[depth]
+        hi = n if st_last[depth] < 0 else lo + 1
+        for i in range(lo, hi):
+            r = st_replies[depth, i]
+            pn0, dn0 = (r, np.int64(1)) if first else (np.int64(1), r)
+            cpn, cdn = numbers_or(recs, st_ka[depth, i], st_kb[depth, i], q, pn0, dn0)
+            st_near[depth, i], st_far[depth, i] = (cpn, cdn) if first else (cdn, cpn)
+        # the sum saturates: INF when a child's number is INF, else at most INF - 1 (numbers are
+        # at most INF, so 64 of them sum within int64); a loop without branches, vectorised
+        far_sum = np.int64(0)
+        far_max = np.int64(0)
+        for i in range(n):
+            far_sum += st_far[depth, i]
+            far_max = max(far_max, st_far[depth, i])
+        far = INF if far_max >= INF else min(far_sum, INF - 1)
         near = INF
-        far = np.int64(0)
         near2 = INF
         best = -1
-        best_far = np.int64(0)
+        for i in range(n):
+            cnear = st_near[depth, i]
+            if cnear < near:
+                near2 = near
+                near = cnear
+                best = i
+            elif cnear < near2:
+                near2 = cnear
+        best_far = st_far[depth, best] if best >= 0 else np.int64(0)
         if n == DECIDED_FOR_MOVER:
             near = np.int64(0)
             far = INF
         elif n == DECIDED_AGAINST_MOVER:
             near = INF
             far = np.int64(0)
-        for i in range(n):
-            cnear, cfar = (cpns[i], cdns[i]) if first else (cdns[i], cpns[i])
-            far = add(far, cfar)
-            if cnear < near:
-                near2 = near
-                near = cnear
-                best = i
-                best_far = cfar
-            elif cnear < near2:
-                near2 = cnear
         pn, dn = (near, far) if first else (far, near)
-        if pn >= st.th_pn[depth] or dn >= st.th_dn[depth] or counter >= budget:
-            work = counter - st.start[depth] + 1
-            store(tab.recs, tab.filled, st.key_a[depth], st.key_b[depth], q, pn, dn, work, st.marks[depth])
-            if tab.filled[0] * 2 > tab.recs.shape[0] and tab.recs.shape[0] < tab.limit[0]:
+        if pn >= st_th_pn[depth] or dn >= st_th_dn[depth] or counter >= budget:
+            work = counter - st_start[depth] + 1
+            store(recs, filled, st_key_a[depth], st_key_b[depth], q, pn, dn, work, st_marks[depth])
+            if filled[0] * 2 > recs.shape[0] and recs.shape[0] < tab.limit[0]:
                 tab = larger_table(tab)
+                recs, filled = tab.recs, tab.filled
             if depth == 0:
                 root_pn, root_dn = pn, dn
             depth -= 1
             continue
-        th_near = st.th_pn[depth] if first else st.th_dn[depth]
-        th_far = st.th_dn[depth] if first else st.th_pn[depth]
+        th_near = st_th_pn[depth] if first else st_th_dn[depth]
+        th_far = st_th_dn[depth] if first else st_th_pn[depth]
         child_near = th_near if near2 >= INF else min(th_near, np.int64(near2 * (1.0 + eps)) + 1)
         child_far = th_far - far + best_far if th_far < INF else INF
-        st.last[depth] = best
+        st_last[depth] = best
         d = depth + 1
         # the child's images, reordered so that the frame's position is its canonical key:
         # then its children's order depends on the position alone, not on the path to it
-        cell = st.moves[depth, best]
-        g = st.sym[depth, best]
+        cell = st_moves[depth, best]
+        g = st_sym[depth, best]
         bit = K.ONE << np.uint64(cell)
-        sym = sym_bit[cell]
-        up = st.img[depth]
-        child = st.child
         side = 0 if first else 1  # the half the mover's stone goes to
         for s in range(2 * nsym):
-            child[s] = up[s]
+            st_child[s] = st_img[depth, s]
         for s in range(nsym):
-            child[2 * s + side] |= sym[s]
-        down = st.img[d]
+            st_child[2 * s + side] |= sym_bit[cell, s]
         for s in range(nsym):
-            h = steps.compose[s, g]
-            down[2 * s] = child[2 * h]
-            down[2 * s + 1] = child[2 * h + 1]
-        avail = (st.avail[depth] ^ bit) | up_bit[cell]
-        st.avail[d] = avail if g == 0 else K.permute(avail, t.sym_bytes, g)
-        st.last[d] = -1
-        st.key_a[d] = cka[best]
-        st.key_b[d] = ckb[best]
-        st.th_pn[d] = child_near if first else child_far
-        st.th_dn[d] = child_far if first else child_near
+            h = compose[s, g]
+            st_img[d, 2 * s] = st_child[2 * h]
+            st_img[d, 2 * s + 1] = st_child[2 * h + 1]
+        avail = (st_avail[depth] ^ bit) | up_bit[cell]
+        st_avail[d] = avail if g == 0 else K.permute(avail, sym_bytes, g)
+        st_last[d] = -1
+        st_key_a[d] = st_ka[depth, best]
+        st_key_b[d] = st_kb[depth, best]
+        st_th_pn[d] = child_near if first else child_far
+        st_th_dn[d] = child_far if first else child_near
         counter += 1
-        st.start[d] = counter
+        st_start[d] = counter
         entering = True
         depth = d
     return root_pn, root_dn, counter, tab
@@ -733,7 +727,7 @@ def good_for_owner(state, ka, kb, q, proven, tab):
     if state != K.ONGOING:
         goal = 2 - q
         return (K.OUTCOME[state] >= goal) == proven
-    pn, dn = numbers(tab, ka, kb, q)
+    pn, dn = numbers(tab.recs, ka, kb, q)
     return pn == 0 if proven else dn == 0
 
 
@@ -945,7 +939,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
                 found = known_good_child(n, cs, ca, cb, q, proven, tab)
             if found < 0:
                 for i in range(n):
-                    pn, dn = numbers(tab, ca[i], cb[i], q)
+                    pn, dn = numbers(tab.recs, ca[i], cb[i], q)
                     near[i] = pn if proven else dn
                 for i in np.argsort(near[:n], kind="mergesort"):
                     if cs[i] != K.ONGOING:
@@ -1010,7 +1004,7 @@ def run_job(
     owner = np.empty(64, np.bool_)
     count = n
     for i in range(n):
-        pns[i], dns[i] = numbers(tab, keys_a[i], keys_b[i], q)
+        pns[i], dns[i] = numbers(tab.recs, keys_a[i], keys_b[i], q)
         if pns[i] == 0 or dns[i] == 0:  # solved by an earlier job: only its proof is read
             work[i] = 1
         else:
