@@ -509,7 +509,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     st_key_a, st_key_b, st_th_pn, st_th_dn, st_start = st.key_a, st.key_b, st.th_pn, st.th_dn, st.start
     st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
     st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
-    recs, filled = tab.recs, tab.filled
+    recs, filled, limit = tab.recs, tab.filled, tab.limit[0]  # growth keeps the limit
     K.images_into(ka, kb, sym_bytes, st_img[0])
     first0 = K.first_to_move(ka, kb)
     stones0 = K.popcount(ka | kb)
@@ -677,7 +677,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         if pn >= st_th_pn[depth] or dn >= st_th_dn[depth] or counter >= budget:
             work = counter - st_start[depth] + 1
             store(recs, filled, st_key_a[depth], st_key_b[depth], q, pn, dn, work, st_marks[depth])
-            if filled[0] * 2 > recs.shape[0] and recs.shape[0] < tab.limit[0]:
+            if filled[0] * 2 > recs.shape[0] and recs.shape[0] < limit:
                 tab = larger_table(tab)
                 recs, filled = tab.recs, tab.filled
             if depth == 0:
