@@ -324,11 +324,18 @@ def numbers(recs, ka, kb, q):
 @nb.njit(cache=True, inline="always")
 def numbers_or(recs, ka, kb, q, pn0, dn0):
     """(pn, dn) of a position for question q in the table's entries ``recs``; (pn0, dn0) when
-    there is no entry for it."""
+    there is no entry for it. (The entry's words are read here and decoded by entry_numbers:
+    decoded here, with a return for each case, numba counted a reference to ``recs`` at every
+    call, an atomic increment and decrement for each child a frame reads.)"""
     s = find(recs, ka, kb)
     if s < 0:
         return pn0, dn0
-    meta = recs[s, META]
+    return entry_numbers(recs[s, META], recs[s, NUMS], q)
+
+
+@nb.njit(cache=True, inline="always")
+def entry_numbers(meta, nums, q):
+    """(pn, dn) for question q of a table entry with words META ``meta`` and NUMS ``nums``."""
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
     goal = 2 - q  # q0: value >= first-wins (2); q1: value >= draw (1)
@@ -338,7 +345,6 @@ def numbers_or(recs, ka, kb, q, pn0, dn0):
         return INF, np.int64(0)
     if np.int64((meta >> np.uint64(4)) & np.uint64(1)) != q:
         return np.int64(1), np.int64(1)
-    nums = recs[s, NUMS]
     return np.int64(nums & LOW32), np.int64(nums >> np.uint64(32))
 
 
@@ -349,7 +355,7 @@ def entry_work(recs, ka, kb):
     return np.int64(0) if s < 0 else np.int64(recs[s, META] >> WORK_SHIFT)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)  # allocates nothing: no atomic reference counts for its arrays
 def store(recs, filled, ka, kb, q, pn, dn, work, marks):
     """Record a search's result: a fact when it solved the question, else its numbers; and the
     NO_VERDICT ``marks`` it found. (A Table's arrays, not the tuple: binding it cost reference
@@ -493,7 +499,45 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     child with thresholds by the 1+eps trick (Pawlewicz and Lew). A frame reads its children's
     numbers from the table once, and afterwards only the child it has just searched: numbers
     read earlier may be stale but never wrong about a proof.
+
+    The frames run in search_frames, whose table arrays never change: when the table is to
+    grow, it returns, the table grows here, and it resumes from its stack. (An array variable
+    that a loop may reassign costs an atomic reference count increment and decrement at every
+    use: with the table grown inside the frame loop, each child's table read paid two.)
     """
+    K.images_into(ka, kb, t.sym_bytes, st.img[0])
+    st.avail[0] = K.available(ka, kb, t)
+    st.key_a[0] = ka
+    st.key_b[0] = kb
+    st.th_pn[0] = th_pn
+    st.th_dn[0] = th_dn
+    st.start[0] = 1
+    st.last[0] = -1
+    first0 = K.first_to_move(ka, kb)
+    stones0 = K.popcount(ka | kb)
+    depth = 0
+    counter = 1
+    entering = True  # the frame at depth is new: its children are still to be written
+    while True:
+        grow = tab.recs.shape[0] < tab.limit[0]
+        depth, counter, pn, dn, full = search_frames(
+            q, t, steps, tab.recs, tab.filled, grow, st, budget, eps, pair_budget, first0, stones0,
+            depth, counter, entering,
+        )  # fmt: skip
+        if full:
+            tab = larger_table(tab)
+        if depth < 0:
+            return pn, dn, counter, tab
+        entering = False
+
+
+@nb.njit(cache=True)
+def search_frames(
+    q, t, steps, recs, filled, grow, st, budget, eps, pair_budget, first0, stones0, depth, counter, entering
+):
+    """Run solve_one's frames from ``depth`` (``entering``: its frame is new) until the root's
+    frame returns, or until a frame's store fills the table half when it may ``grow``.
+    Returns (depth, counter, the root's pn and dn once depth is -1, whether the table is full)."""
     nsym = steps.sym_bit.shape[1]
     # Every array the loop reads is bound to a local once, here, and indexed in two dimensions
     # (st_far[depth, i], not a row view): a tuple member read, a row view or an array passed to
@@ -509,22 +553,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     st_key_a, st_key_b, st_th_pn, st_th_dn, st_start = st.key_a, st.key_b, st.th_pn, st.th_dn, st.start
     st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
     st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
-    recs, filled, limit = tab.recs, tab.filled, tab.limit[0]  # growth keeps the limit
-    K.images_into(ka, kb, sym_bytes, st_img[0])
-    first0 = K.first_to_move(ka, kb)
-    stones0 = K.popcount(ka | kb)
-    counter = 1
-    depth = 0
-    st_avail[0] = K.available(ka, kb, t)
-    st_key_a[0] = ka
-    st_key_b[0] = kb
-    st_th_pn[0] = th_pn
-    st_th_dn[0] = th_dn
-    st_start[0] = counter
-    st_last[0] = -1
     root_pn = np.int64(1)
     root_dn = np.int64(1)
-    entering = True  # the frame at depth is new: its children are still to be written
     while depth >= 0:
         first = first0 != (depth & 1 == 1)
         if entering:
@@ -677,12 +707,11 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         if pn >= st_th_pn[depth] or dn >= st_th_dn[depth] or counter >= budget:
             work = counter - st_start[depth] + 1
             store(recs, filled, st_key_a[depth], st_key_b[depth], q, pn, dn, work, st_marks[depth])
-            if filled[0] * 2 > recs.shape[0] and recs.shape[0] < limit:
-                tab = larger_table(tab)
-                recs, filled = tab.recs, tab.filled
             if depth == 0:
                 root_pn, root_dn = pn, dn
             depth -= 1
+            if grow and filled[0] * 2 > recs.shape[0]:
+                return depth, counter, root_pn, root_dn, True
             continue
         th_near = st_th_pn[depth] if first else st_th_dn[depth]
         th_far = st_th_dn[depth] if first else st_th_pn[depth]
@@ -715,28 +744,28 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
         st_start[d] = counter
         entering = True
         depth = d
-    return root_pn, root_dn, counter, tab
+    return depth, counter, root_pn, root_dn, False
 
 
 # ---------------------------------------------------------------- proofs
 
 
 @nb.njit(cache=True)
-def good_for_owner(state, ka, kb, q, proven, tab):
+def good_for_owner(state, ka, kb, q, proven, recs):
     """True when a child is known to be won for the proof's owner (proven: first, else second)."""
     if state != K.ONGOING:
         goal = 2 - q
         return (K.OUTCOME[state] >= goal) == proven
-    pn, dn = numbers(tab.recs, ka, kb, q)
+    pn, dn = numbers(recs, ka, kb, q)
     return pn == 0 if proven else dn == 0
 
 
 @nb.njit(cache=True)
-def settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
+def settled_by_children(n, cs, ca, cb, q, proven, owner, recs):
     """Whether the children's statuses alone settle a position for the proof's owner: one of
     the owner's stones wins now or next, or (the other player to move) every reply loses so."""
     for i in range(n):
-        if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+        if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, recs):
             if owner:
                 return True
         elif not owner:
@@ -745,18 +774,18 @@ def settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
 
 
 @nb.njit(cache=True)
-def known_good_child(n, cs, ca, cb, q, proven, tab):
+def known_good_child(n, cs, ca, cb, q, proven, recs):
     """The child known won for the proof's owner with the least proof to read: one whose
     status decides it, else the one proven with the least work recorded in the table (a
     search that took fewer nodes leaves a smaller proof); -1 when none is known."""
     best = -1
     least = NO_LIMIT
     for i in range(n):
-        if not good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+        if not good_for_owner(cs[i], ca[i], cb[i], q, proven, recs):
             continue
         if cs[i] != K.ONGOING:
             return i
-        work = entry_work(tab.recs, ca[i], cb[i])
+        work = entry_work(recs, ca[i], cb[i])
         if work < least:
             best, least = i, work
     return best
@@ -921,7 +950,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         asked = ask != 0 and knowledge_asked(
             a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, True
         )
-        if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab):
+        if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab.recs):
             if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
                     a, b, q, t, ask, tab.recs, st.certificate, st.knowledge_tries, st.pairs, st.cover, True
@@ -930,13 +959,13 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
                     out = appended(out, a, b, CERTIFIED, st.certificate, size)
                     continue
         if owner:
-            found = known_good_child(n, cs, ca, cb, q, proven, tab)
+            found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
             if found < 0:
                 found = sequence_child(a, b, t, st, n, ca, cb)
             if found < 0:
                 _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
                 nodes += used
-                found = known_good_child(n, cs, ca, cb, q, proven, tab)
+                found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
             if found < 0:
                 for i in range(n):
                     pn, dn = numbers(tab.recs, ca[i], cb[i], q)
@@ -962,7 +991,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
             for i in range(n):
                 # a reply whose status decides it for the owner (the game over, or the owner
                 # to move completing a pattern) needs no record: a reader finds that move itself
-                if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, tab):
+                if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, tab.recs):
                     continue
                 if not K.FIRST_WON <= cs[i] <= K.DRAW:
                     stack_a[sp] = ca[i]
