@@ -4,9 +4,11 @@ numba's JIT code has no symbols that perf can read. This script runs a game's st
 and again (a new solver each time, as bench/inner.py's start part) in a child process under
 `perf record`, takes the machine code of ``inner.run_job`` (which holds every kernel it calls)
 out of numba's cache file, where it is an ELF object inside a pickle, and counts the samples
-that fall in each of its functions; with --lines it compiles with NUMBA_DEBUGINFO=1 (in a cache
-of its own) and counts them per source line (addr2line). Samples in numba's reference counting
-(NRT_incref, NRT_decref) and in kernels compiled apart from run_job show as "other JIT code".
+that fall in each of its functions; with --lines it compiles with NUMBA_DEBUGINFO=1 (in a
+cache of its own, beside numba's) and counts them per source line (addr2line; lines of functions
+numba inlined are named by the file they were inlined into). Samples in numba's reference
+counting (NRT_incref, NRT_decref) and in kernels compiled apart from run_job show as "other JIT
+code".
 
 Needs perf, nm and addr2line (binutils) on the PATH.
 
@@ -105,13 +107,16 @@ def main():
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pndb-profile-"))
-    cache = work / "numba" if args.lines else Path(
-        os.environ.get("NUMBA_CACHE_DIR", Path(tempfile.gettempdir()) / "pndb-numba-cache")
-    )
+    cache = Path(os.environ.get("NUMBA_CACHE_DIR", Path(tempfile.gettempdir()) / "pndb-numba-cache"))
+    if args.lines:  # a cache of its own: code compiled with debug information
+        cache = cache.with_name(cache.name + "-debug")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     if args.lines:
         env["NUMBA_DEBUGINFO"] = "1"
     data = work / "perf.data"
+    # a first run fills numba's cache: the profiled run must load its code from the cached object
+    # (code compiled in the process is laid out otherwise than the object the cache keeps)
+    subprocess.run([sys.executable, "-c", CHILD, args.game, "0"], env=env, capture_output=True, check=True)
     child = [sys.executable, "-c", CHILD, args.game, str(args.seconds)]
     run = subprocess.run(["perf", "record", "-q", "-F", "4000", "-o", str(data), *child],
                          env=env, capture_output=True, text=True)  # fmt: skip
