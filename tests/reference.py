@@ -22,8 +22,9 @@ API (all pure functions of a :class:`RefGame`):
 - ``play(g, a, b, cell)``: the position after the player to move takes ``cell`` (checked).
 - ``drop(g, a, b, column)``: the cell a stone dropped in ``column`` (0-based) lands on.
 - ``minimax(g, a, b) -> +1 / 0 / -1``: the game value with perfect play from (a, b), from the
-  FIRST player's point of view (+1 first player wins, 0 draw, -1 second player wins).
-  Memoised per game.
+  FIRST player's point of view (+1 first player wins, 0 draw, -1 second player wins), from
+  ``at_least(g, a, b, goal)``: whether the first player can force a value >= goal (some move
+  that does at its turn, every move at the second player's). Memoised per game.
 - ``apply_symmetry(perm, x)``: the image of bitboard x under a cell permutation
   (perm[i] = image of cell i); ``image(perm, a, b)``, ``orbit(g, a, b)``, ``min_image(g, a, b)``.
 - ``enumerate_positions(g)``: every position reachable in legal play (play stops at a win or
@@ -394,29 +395,33 @@ def drop(g, a, b, column):
 
 
 def minimax(g, a, b):
-    """Game value with perfect play: +1 first player wins, 0 draw, -1 second player wins."""
-    v = _negamax(g, a, b)
-    return v if first_to_move(a, b) else -v
+    """Game value with perfect play: +1 first player wins, 0 draw, -1 second player wins; the
+    best goal the first player can force (at_least), so that a drawn game is settled by two
+    strategy-sized searches rather than the whole game tree."""
+    if at_least(g, a, b, +1):
+        return +1
+    return 0 if at_least(g, a, b, 0) else -1
 
 
-def _negamax(g, a, b):
-    """Value for the player to move."""
-    key = (a, b)
+OUTCOME_VALUE = {FIRST_WON: +1, DRAW: 0, SECOND_WON: -1}
+
+
+def at_least(g, a, b, goal):
+    """Whether the first player can force a value >= ``goal`` from (a, b): by the definition,
+    some move that does at the first player's turn, every move at the second player's."""
+    key = (a, b, goal)
     if key in g.memo:
         return g.memo[key]
     state = outcome(g, a, b)
-    if state == DRAW:
-        v = 0
-    elif state != ONGOING:
-        v = -1  # the game is over with a win: the player who just moved won
+    if state != ONGOING:
+        v = OUTCOME_VALUE[state] >= goal
     else:
-        v = -1
         first = first_to_move(a, b)
-        for cell in legal_moves(g, a, b):
-            na, nb = (a | 1 << cell, b) if first else (a, b | 1 << cell)
-            v = max(v, -_negamax(g, na, nb))
-            if v == 1:
-                break  # a win cannot be bettered: the value is exact
+        cells = legal_moves(g, a, b)
+        if first:
+            v = any(at_least(g, a | 1 << cell, b, goal) for cell in cells)
+        else:
+            v = all(at_least(g, a, b | 1 << cell, goal) for cell in cells)
     g.memo[key] = v
     return v
 
