@@ -80,6 +80,23 @@ def stones(x):
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
+def least_image(a, b, perms):
+    """Whether (a, b) is the least (a, b) pair of its images under the permutations ``perms``
+    (perms[s, i]: the image of cell i), as reference.min_image defines it."""
+    for s in range(perms.shape[0]):
+        ia = np.uint64(0)
+        ib = np.uint64(0)
+        for i in range(64):
+            bit = np.uint64(1) << np.uint64(i)
+            image = np.uint64(1) << np.uint64(perms[s, i])
+            ia |= image if a & bit != 0 else np.uint64(0)
+            ib |= image if b & bit != 0 else np.uint64(0)
+        if ia < a or (ia == a and ib < b):
+            return False
+    return True
+
+
+@nb.njit(cache=False)
 def decode(a0, b0, free, code):
     a = a0
     b = b0
@@ -201,7 +218,7 @@ def certificate_ok(a, b, defender, pairs, n, masks, cells, gravity):
 # ---------------------------------------------------------------- checking every decision
 
 CHECKS = [
-    "positions",  # positions valued
+    "positions",  # positions valued (and checked)
     "ongoing",  # of which the game is on
     "pairing_first",  # pairings found with the first player defending
     "pairing_second",
@@ -220,8 +237,10 @@ CHECKS = [
     "order_wrong",  # order_moves did not return the moves, or not a winning / blocking cell first
     "threat_won",  # threat_sequence found a winning first move
     "threat_wrong",  # ... whose child is not won for the mover in the reference
+    "not_least",  # positions valued but left out: not the least of their images (least_only)
 ]
 C = {name: i for i, name in enumerate(CHECKS)}
+NOT_LEAST = C["not_least"]
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
@@ -242,9 +261,10 @@ def best_over(moves, a, b, code, free, jof, pow3, values, first):
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
 def check_subgame(
     a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad,
-    levels, tried,
+    levels, tried, least_only,
 ):  # fmt: skip
-    """Every decision of pndb.games.patterns at every valued position, against the values."""
+    """Every decision of pndb.games.patterns at every valued position, against the values; with
+    ``least_only`` (permutations, least_image) only at the positions that are their least image."""
     k = free.shape[0]
     pow3 = np.ones(k + 1, np.int64)
     for j in range(1, k + 1):
@@ -259,6 +279,9 @@ def check_subgame(
         if v == UNKNOWN:
             continue
         a, b = decode(a0, b0, free, code)
+        if least_only.shape[0] > 0 and not least_image(a, b, least_only):
+            counts[NOT_LEAST] += 1
+            continue
         counts[0] += 1
         for defender in (1, 2):
             n = P.find_pairing(a, b, t, defender, budget, pairs)
@@ -375,8 +398,9 @@ def check_subgame(
                     bad[0], bad[1] = a, b
 
 
-def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET):
-    """Counts of check_subgame as a dict; asserts that nothing contradicts the reference."""
+def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET, least_only=False):
+    """Counts of check_subgame as a dict; asserts that nothing contradicts the reference.
+    ``least_only``: check only the positions that are the least of their images."""
     masks, cap, below, first_allowed, cells = rules_arrays(g)
     minimal = np.array(sorted(R.bits(p) for p in g.minimal_patterns), np.uint64)
     counts = np.zeros(len(CHECKS), np.int64)
@@ -385,6 +409,7 @@ def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET):
     check_subgame(
         np.uint64(a0), np.uint64(b0), free, masks, minimal, cap, cells, below, first_allowed, g.gravity,
         values, load_game(spec).tables, budget, counts, bad, levels, tried,
+        np.array([[p[i] if i < len(p) else i for i in range(64)] for p in g.symmetries] if least_only else [], np.int64).reshape(-1, 64),
     )  # fmt: skip
     out = dict(zip(CHECKS, (int(x) for x in counts)))
     wrong = {k: n for k, n in out.items() if k.endswith("wrong") or k == "bad_certificate"}
@@ -429,15 +454,17 @@ def random_position(g, rng, empties):
 
 @pytest.mark.parametrize("spec", ["tictactoe", "mnk:4,4,3", "mnk:4,4,4", "connect4:4x4"])
 def test_every_position_of_small_boards(spec):
-    """Every reachable position: pairings, dead cells, forced moves, pruned move sets, order,
-    threat sequences."""
+    """Every reachable position that is the least of its images (the searches ask the game's
+    knowledge at canonical keys only; random endgames below check positions in any orientation):
+    pairings, dead cells, forced moves, pruned move sets, order, threat sequences."""
     g = R.ref_game(spec)
     free, values = solve_positions(g)
     if spec == "tictactoe":
         assert int(np.count_nonzero(values != UNKNOWN)) == 5478
-    out = check_all(spec, g, free, values)
+    out = check_all(spec, g, free, values, least_only=True)
     print(spec, out)
-    assert out["positions"] == int(np.count_nonzero(values != UNKNOWN))
+    assert out["positions"] + out["not_least"] == int(np.count_nonzero(values != UNKNOWN))
+    assert out["not_least"] > 0
     assert out["forced_won"] and out["forced_narrowed"]
     if g.gravity:  # no pairing, no dead-cell pruning under gravity (threat sequences are not asked)
         assert out["pairing_first"] == out["pairing_second"] == out["dead_pruned"] == 0
