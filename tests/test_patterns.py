@@ -261,10 +261,10 @@ def best_over(moves, a, b, code, free, jof, pow3, values, first):
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
 def check_subgame(
     a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad,
-    levels, tried, least_only,
+    levels, tried, perms,
 ):  # fmt: skip
-    """Every decision of pndb.games.patterns at every valued position, against the values; with
-    ``least_only`` (permutations, least_image) only at the positions that are their least image."""
+    """Every decision of pndb.games.patterns at every valued position, against the values; only at
+    those that are the least of their images under ``perms`` (least_image) when it has any."""
     k = free.shape[0]
     pow3 = np.ones(k + 1, np.int64)
     for j in range(1, k + 1):
@@ -279,7 +279,7 @@ def check_subgame(
         if v == UNKNOWN:
             continue
         a, b = decode(a0, b0, free, code)
-        if least_only.shape[0] > 0 and not least_image(a, b, least_only):
+        if perms.shape[0] > 0 and not least_image(a, b, perms):
             counts[NOT_LEAST] += 1
             continue
         counts[0] += 1
@@ -398,6 +398,12 @@ def check_subgame(
                     bad[0], bad[1] = a, b
 
 
+def cell_permutations(g):
+    """The symmetries of g as int64[nsym, 64] (row s: the image of each cell, cells off the board
+    fixed), for least_image."""
+    return np.array([[p[i] if i < len(p) else i for i in range(64)] for p in g.symmetries], np.int64)
+
+
 def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET, least_only=False):
     """Counts of check_subgame as a dict; asserts that nothing contradicts the reference.
     ``least_only``: check only the positions that are the least of their images."""
@@ -409,7 +415,7 @@ def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET, least_
     check_subgame(
         np.uint64(a0), np.uint64(b0), free, masks, minimal, cap, cells, below, first_allowed, g.gravity,
         values, load_game(spec).tables, budget, counts, bad, levels, tried,
-        np.array([[p[i] if i < len(p) else i for i in range(64)] for p in g.symmetries] if least_only else [], np.int64).reshape(-1, 64),
+        cell_permutations(g) if least_only else np.zeros((0, 64), np.int64),
     )  # fmt: skip
     out = dict(zip(CHECKS, (int(x) for x in counts)))
     wrong = {k: n for k, n in out.items() if k.endswith("wrong") or k == "bad_certificate"}
