@@ -8,7 +8,8 @@ which a shared machine stretches), after a warm-up search outside the timing:
            answer says how many times);
   midgame  --positions random mid-game positions (random playouts, ongoing and without an
            immediate win for the player to move), one job per question with --budget nodes each,
-           one table for all: the shape of the outer search's jobs.
+           one table for all: the shape of the outer search's jobs (searched again from a new
+           table, as the start, until the searches add up to half a second).
 With --knowledge the inner searches ask the game's knowledge (pairings, Allis' rules) as
 `pndb solve`'s do; without it they measure the df-pn alone.
 Part 2 (--solves GAME ...): one `pndb solve` subprocess per game (bench/solve.py's runner) with
@@ -40,7 +41,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb
 from solve import run_one  # noqa: E402  (bench/solve.py)
 
 DEFAULT_GAMES = ["qango6", "connect4:7x6", "mnk:5,5,4"]
-START_SECONDS = 0.5  # the start is searched again (a new table each time) until this much CPU time
+START_SECONDS = 0.5  # each part is searched again (a new table each time) until this much CPU time
 MIDGAME = {"qango6": (8, 16), "connect4:7x6": (10, 20), "mnk:5,5,4": (6, 12)}  # stones; others: cap/3..cap/2
 
 
@@ -90,6 +91,26 @@ def searcher(game, budget, table_mb, knowledge=False):
     return solver, search
 
 
+def repeated(game, args, budget, questions):
+    """Time ``questions(search)`` (its answer a string) with a new solver and table, again until
+    the runs add up to START_SECONDS of CPU time: a search solved in milliseconds is searched
+    again, from scratch. A result row's nodes, cpu, wall and answer (the last, and the runs)."""
+    nodes = runs = 0
+    cpu = wall = 0.0
+    while cpu < START_SECONDS:
+        solver, search = searcher(game, budget, args.table_mb, args.knowledge)
+        # a new table's pages are backed by the OS here, outside the timing, as a solve's one table
+        # is once (backing 2 MB of fresh pages took a tenth of a qango6 start search)
+        solver.table.recs.fill(0)
+        c0, w0 = time.process_time(), time.perf_counter()
+        answer = questions(search)
+        cpu += time.process_time() - c0
+        wall += time.perf_counter() - w0
+        nodes += solver.nodes
+        runs += 1
+    return dict(nodes=nodes, cpu=cpu, wall=wall, answer=answer + (f" (x{runs})" if runs > 1 else ""))
+
+
 def measure(spec, args):
     """Part 1 for one game, in this process: a list of result rows."""
     import numpy as np
@@ -104,36 +125,27 @@ def measure(spec, args):
     warm(start, start, 0, 100_000)
     rows = []
 
-    nodes = runs = 0
-    cpu = wall = 0.0
-    while cpu < START_SECONDS:  # a start solved in milliseconds is searched again, from scratch
-        solver, search = searcher(game, args.start_nodes, args.table_mb, args.knowledge)
-        # a new table's pages are backed by the OS here, outside the timing, as a solve's one table
-        # is once (backing 2 MB of fresh pages took a tenth of a qango6 start search)
-        solver.table.recs.fill(0)
-        c0, w0 = time.process_time(), time.perf_counter()
+    def start_questions(search):
         answers = []
         for q in (0, 1):
             pn, dn = search(start, start, q, args.start_nodes)
             answers.append("proven" if pn[0] == 0 else "disproven" if dn[0] == 0 else "open")
             if answers[-1] != "disproven":
                 break
-        cpu += time.process_time() - c0
-        wall += time.perf_counter() - w0
-        nodes += solver.nodes
-        runs += 1
-    answer = "/".join(answers) + (f" (x{runs})" if runs > 1 else "")
-    rows.append(dict(part="start", nodes=nodes, cpu=cpu, wall=wall, answer=answer))
+        return "/".join(answers)
+
+    rows.append(dict(part="start", **repeated(game, args, args.start_nodes, start_questions)))
 
     ka, kb = midgame_positions(game, args.positions, args.seed)
-    solver, search = searcher(game, args.budget, args.table_mb, args.knowledge)
-    c0, w0 = time.process_time(), time.perf_counter()
-    solved = 0
-    for q in (0, 1):
-        pn, dn = search(ka, kb, q, args.budget)
-        solved += int(np.count_nonzero((pn == 0) | (dn == 0)))
-    rows.append(dict(part="midgame", nodes=solver.nodes, cpu=time.process_time() - c0,
-                     wall=time.perf_counter() - w0, answer=f"{solved}/{2 * len(ka)} solved"))  # fmt: skip
+
+    def midgame_questions(search):
+        solved = 0
+        for q in (0, 1):
+            pn, dn = search(ka, kb, q, args.budget)
+            solved += int(np.count_nonzero((pn == 0) | (dn == 0)))
+        return f"{solved}/{2 * len(ka)} solved"
+
+    rows.append(dict(part="midgame", **repeated(game, args, args.budget, midgame_questions)))
     return rows
 
 
