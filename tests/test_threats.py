@@ -199,6 +199,49 @@ def test_claims_on_random_positions_are_proofs(spec, count, lo, hi):
     assert claims >= 5 and walked > claims
 
 
+@pytest.mark.parametrize(
+    "spec, cap, count, lo, hi",
+    [
+        ("mnk:5,5,4", None, 150, 1, 14),
+        ("mnk:5,5,4", 12, 150, 5, 11),
+        ("qango6", None, 120, 1, 22),
+        ("qango6:castle", None, 60, 1, 16),
+        ("qango7plus:tournament", None, 60, 1, 16),
+    ],
+)
+def test_no_sequence_for_the_opponent_none_after_any_stone(spec, cap, count, lo, hi):
+    """The inner search's shortcut: where the opponent of the player to move, were it to move,
+    has no threat sequence, it has none after any stone of the player to move (asked only in
+    quiet positions with a stone on the board). Checked against the kernel's own search at every
+    quiet child, at the search's depth and deeper; with a disc cap too (the rules as data: the
+    reference model's and the kernel's cap changed alike)."""
+    import dataclasses
+
+    g = ref(spec) if cap is None else dataclasses.replace(ref(spec), name=f"{spec} cap {cap}", cap=cap, memo={})
+    game = load_game(spec)
+    t = game.tables if cap is None else game.tables._replace(disc_cap=np.array([cap], np.int64))
+    levels, tried = P.new_sequence_work()
+    children = parents_with = 0
+    for a, b in random_positions(spec, count, lo, hi, 11):
+        if not quiet(g, a, b):
+            continue
+        first = R.first_to_move(a, b)
+        opponent, mover = (b, a) if first else (a, b)
+        stones = (a | b).bit_count()
+        for depth in (inner.THREAT_DEPTH, DEPTH):
+            if sequence_of(np.uint64(opponent), np.uint64(mover), stones, t, depth, levels, tried) >= 0:
+                parents_with += 1
+                continue
+            for cell in R.legal_moves(g, a, b):
+                a1, b1 = R.play(g, a, b, cell)
+                if quiet(g, a1, b1):
+                    children += 1
+                    own1, other1 = (a1, b1) if R.first_to_move(a1, b1) else (b1, a1)
+                    found = sequence_of(np.uint64(own1), np.uint64(other1), stones + 1, t, depth, levels, tried)
+                    assert found < 0, (spec, cap, a, b, cell, depth)
+    assert children > 100 and parents_with > 0
+
+
 def test_depth_one_claims_only_double_threats():
     """With one attacker move the kernel claims exactly the positions where a stone makes two
     threats the defender cannot both take, and a deeper search claims more."""
