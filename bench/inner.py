@@ -158,25 +158,8 @@ def tree_env(tree):
     return env
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", nargs="+", default=DEFAULT_GAMES)
-    ap.add_argument("--start-nodes", type=int, default=2_000_000, help="node cap on the start position")
-    ap.add_argument("--positions", type=int, default=200, help="random mid-game positions per game")
-    ap.add_argument("--budget", type=int, default=10_000, help="nodes per mid-game position and question")
-    ap.add_argument("--table-mb", type=float, default=256)
-    ap.add_argument("--knowledge", action="store_true", help="part 1 with knowledge, as in `pndb solve`")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--base", type=Path, help="a checkout to measure too, as 'before'")
-    ap.add_argument("--solves", nargs="*", default=[], help="games for part 2 (pndb solve)")
-    ap.add_argument("--max-seconds", type=float, default=300.0, help="cap per solve of part 2")
-    ap.add_argument("--measure", help=argparse.SUPPRESS)  # part 1 for one game, in a subprocess
-    args = ap.parse_args(argv)
-    if args.measure:
-        print(json.dumps(measure(args.measure, args)))
-        return
-    trees = [("base", args.base.resolve()), ("this", None)] if args.base else [("this", None)]
-
+def part_one(args, trees, argv):
+    """The inner solver alone, one subprocess per game and tree: a table of rates."""
     print(f"inner solver alone: start position up to {args.start_nodes} nodes (q0, then q1 if q0 is "
           f"disproven); {args.positions} mid-game positions x 2 questions x {args.budget} nodes; "
           f"{args.table_mb:g} MB table; knowledge {'on' if args.knowledge else 'off'}; "
@@ -193,6 +176,27 @@ def main(argv=None):
                       f"{r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f}  {r['answer']}",
                       flush=True)  # fmt: skip
 
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", nargs="*", default=DEFAULT_GAMES, help="games for part 1 (none: part 2 only)")
+    ap.add_argument("--start-nodes", type=int, default=2_000_000, help="node cap on the start position")
+    ap.add_argument("--positions", type=int, default=200, help="random mid-game positions per game")
+    ap.add_argument("--budget", type=int, default=10_000, help="nodes per mid-game position and question")
+    ap.add_argument("--table-mb", type=float, default=256)
+    ap.add_argument("--knowledge", action="store_true", help="part 1 with knowledge, as in `pndb solve`")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--base", type=Path, help="a checkout to measure too, as 'before'")
+    ap.add_argument("--solves", nargs="*", default=[], help="games for part 2 (pndb solve)")
+    ap.add_argument("--max-seconds", type=float, default=300.0, help="cap per solve of part 2")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # part 1 for one game, in a subprocess
+    args = ap.parse_args(argv)
+    if args.measure:
+        print(json.dumps(measure(args.measure, args)))
+        return
+    trees = [("base", args.base.resolve()), ("this", None)] if args.base else [("this", None)]
+    if args.games:
+        part_one(args, trees, argv)
     if not args.solves:
         return
     print(f"\npndb solve with default settings; cap {args.max_seconds:g}s")
