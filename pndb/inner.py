@@ -234,7 +234,6 @@ class Stack(NamedTuple):
     certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
     score: np.ndarray  # int64[64]: scratch for the expansion: each child's threats made, for its order
     opponent_sequence: np.ndarray  # int64[depth]: SEQUENCE_*: the opponent's threat sequences, if asked
-    no_sequence: np.ndarray  # bool[depth]: the parent showed the mover has no threat sequence here
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (the expansion)
     knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
     knowledge_skip: np.ndarray  # bool[65]: numbers of empty cells where the search no longer asks
@@ -277,7 +276,7 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
         certificate=np.zeros(1 + max(1 + 2 * P.MAX_PAIRS, C.payload_bound(rules_lines)), np.uint8),
         knowledge_tries=ints(65, 2),
         knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64),
-        opponent_sequence=ints(d), no_sequence=np.zeros(d, np.bool_),
+        opponent_sequence=ints(d),
         threat_depth=np.array([threat_depth], np.int64), seq_levels=levels, seq_tried=tried,
     )  # fmt: skip
 
@@ -525,7 +524,6 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     st.th_dn[0] = th_dn
     st.start[0] = 1
     st.last[0] = -1
-    st.no_sequence[0] = False
     first0 = K.first_to_move(ka, kb)
     stones0 = K.popcount(ka | kb)
     depth = 0
@@ -566,7 +564,7 @@ def search_frames(
     st_key_a, st_key_b, st_th_pn, st_th_dn, st_start = st.key_a, st.key_b, st.th_pn, st.th_dn, st.start
     st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
     st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
-    st_opponent_sequence, st_no_sequence = st.opponent_sequence, st.no_sequence
+    st_opponent_sequence = st.opponent_sequence
     root_pn = np.int64(1)
     root_dn = np.int64(1)
     while depth >= 0:
@@ -599,7 +597,7 @@ def search_frames(
             if own_threats & legal != K.ZERO:
                 n = DECIDED_FOR_MOVER
             elif threat_depth != 0 and opponent_threats == K.ZERO and not gravity:
-                if st_no_sequence[depth]:  # the parent's search showed there is none
+                if depth > 0 and st_opponent_sequence[depth - 1] == SEQUENCE_NONE:  # the parent showed none
                     st_marks[depth] = NO_SEQUENCE
                 else:
                     s = find(recs, a, b)
@@ -750,7 +748,6 @@ def search_frames(
                 win_masks, masks_by_cell, mask_counts,
             )  # fmt: skip
             st_opponent_sequence[depth] = SEQUENCE_NONE if found < 0 else SEQUENCE_UNHELPFUL
-        st_no_sequence[d] = st_opponent_sequence[depth] == SEQUENCE_NONE
         # the child's images, reordered so that the frame's position is its canonical key:
         # then its children's order depends on the position alone, not on the path to it
         cell = st_moves[depth, best]

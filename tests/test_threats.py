@@ -8,6 +8,7 @@ pattern), the defender every legal reply, and every line must end in the attacke
 The inner search with them on is tested at the end (and, on by default, by every other test).
 """
 
+import dataclasses
 import random
 from functools import cache
 
@@ -37,6 +38,16 @@ def quiet(g, a, b):
     if any(R.wins_by(g, mine, c) for c in R.legal_moves(g, a, b)):
         return False
     return not any(R.wins_by(g, theirs, c) for c in empty)
+
+
+def rules_with_cap(spec, cap):
+    """(reference model, kernel tables) of a game, with the disc cap ``cap`` (None: its own):
+    the rules as data, the reference model's and the kernel's cap changed alike."""
+    game = load_game(spec)
+    if cap is None:
+        return ref(spec), game.tables
+    capped = dataclasses.replace(ref(spec), name=f"{spec} cap {cap}", cap=cap, memo={})
+    return capped, game.tables._replace(disc_cap=np.array([cap], np.int64))
 
 
 def sequence_of(own, other, stones, t, depth, levels, tried):
@@ -213,13 +224,8 @@ def test_no_sequence_for_the_opponent_none_after_any_stone(spec, cap, count, lo,
     """The inner search's shortcut: where the opponent of the player to move, were it to move,
     has no threat sequence, it has none after any stone of the player to move (asked only in
     quiet positions with a stone on the board). Checked against the kernel's own search at every
-    quiet child, at the search's depth and deeper; with a disc cap too (the rules as data: the
-    reference model's and the kernel's cap changed alike)."""
-    import dataclasses
-
-    g = ref(spec) if cap is None else dataclasses.replace(ref(spec), name=f"{spec} cap {cap}", cap=cap, memo={})
-    game = load_game(spec)
-    t = game.tables if cap is None else game.tables._replace(disc_cap=np.array([cap], np.int64))
+    quiet child, at the search's depth and deeper; with a disc cap too."""
+    g, t = rules_with_cap(spec, cap)
     levels, tried = P.new_sequence_work()
     children = parents_with = 0
     for a, b in random_positions(spec, count, lo, hi, 11):
@@ -236,8 +242,8 @@ def test_no_sequence_for_the_opponent_none_after_any_stone(spec, cap, count, lo,
                 a1, b1 = R.play(g, a, b, cell)
                 if quiet(g, a1, b1):
                     children += 1
-                    own1, other1 = (a1, b1) if R.first_to_move(a1, b1) else (b1, a1)
-                    found = sequence_of(np.uint64(own1), np.uint64(other1), stones + 1, t, depth, levels, tried)
+                    own, other = (a1, b1) if R.first_to_move(a1, b1) else (b1, a1)
+                    found = sequence_of(np.uint64(own), np.uint64(other), stones + 1, t, depth, levels, tried)
                     assert found < 0, (spec, cap, a, b, cell, depth)
     assert children > 100 and parents_with > 0
 
@@ -307,12 +313,9 @@ def test_claims_stop_at_a_disc_cap(cap):
     """mnk:5,5,4 with a disc cap (the rules as data: the reference model's and the kernel's cap
     changed alike), on positions up to the cap, where a threat whose reply reaches it wins
     nothing: every claim wins by minimax under the cap, and the cap leaves some unclaimed."""
-    import dataclasses
-
     spec = "mnk:5,5,4"
     game = load_game(spec)
-    capped = dataclasses.replace(ref(spec), name=f"{spec} cap {cap}", cap=cap, memo={})
-    t = game.tables._replace(disc_cap=np.array([cap], np.int64))
+    capped, t = rules_with_cap(spec, cap)
     claims = lost = 0
     for a, b in random_positions(spec, 300, cap - 6, cap - 1, cap):
         if not quiet(capped, a, b):
