@@ -307,11 +307,15 @@ def prefetch(typingctx, rows, index):
 
 
 @nb.njit(cache=True, inline="always")
-def home_block(ka, kb, mask):
+def key_hash(ka, kb):
     h = ka * np.uint64(0x9E3779B97F4A7C15)
     h ^= (kb + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xBF58476D1CE4E5B9)
-    h ^= h >> np.uint64(31)
-    return np.int64(h & np.uint64(mask)) & ~np.int64(WINDOW - 1)
+    return h ^ (h >> np.uint64(31))
+
+
+@nb.njit(cache=True, inline="always")
+def home_block(ka, kb, mask):
+    return np.int64(key_hash(ka, kb) & np.uint64(mask)) & ~np.int64(WINDOW - 1)
 
 
 @nb.njit(cache=True, inline="always")
@@ -549,12 +553,12 @@ def search_frames(
     """Run solve_one's frames from ``depth`` (``entering``: its frame is new) until the root's
     frame returns, or until a frame's store fills the table half when it may ``grow``.
     Returns (depth, counter, the root's pn and dn once depth is -1, whether the table is full)."""
-    nsym = steps.sym_bit.shape[1]
+    nsym = t.cell_images.shape[1]
     # Every array the loop reads is bound to a local once, here, and indexed in two dimensions
     # (st_far[depth, i], not a row view): a tuple member read, a row view or an array passed to
     # a call inside the loop costs an atomic reference count increment and decrement, which
     # took a fifth of the search's time.
-    order, up_bit, sym_bit, compose = t.order, steps.up_bit, steps.sym_bit, steps.compose
+    order, up_bit, cell_images, compose = t.order, steps.up_bit, t.cell_images, steps.compose
     sym_bytes, win_masks = t.sym_bytes, t.win_masks
     masks_by_cell, mask_counts = t.masks_by_cell, t.mask_counts
     board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
@@ -642,7 +646,7 @@ def search_frames(
                         break
                     if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
                         continue
-                    best_a, best_b, g = K.canonical_child(img, sym_bit[cell], on_a)
+                    best_a, best_b, g = K.canonical_child(img, cell_images[cell], on_a)
                     if near_symmetric:
                         duplicate = False
                         for j in range(n):
@@ -757,7 +761,7 @@ def search_frames(
         for s in range(2 * nsym):
             st_child[s] = st_img[depth, s]
         for s in range(nsym):
-            st_child[2 * s + side] |= sym_bit[cell, s]
+            st_child[2 * s + side] |= cell_images[cell, s]
         for s in range(nsym):
             h = compose[s, g]
             st_img[d, 2 * s] = st_child[2 * h]
@@ -779,12 +783,18 @@ def search_frames(
 # ---------------------------------------------------------------- proofs
 
 
+@nb.njit(cache=True, inline="always")
+def decided_good(state, q, proven):
+    """Whether a decided (not ongoing) status is won for the proof's owner (proven: first,
+    else second)."""
+    return (K.OUTCOME[state] >= 2 - q) == proven
+
+
 @nb.njit(cache=True)
 def good_for_owner(state, ka, kb, q, proven, recs):
     """True when a child is known to be won for the proof's owner (proven: first, else second)."""
     if state != K.ONGOING:
-        goal = 2 - q
-        return (K.OUTCOME[state] >= goal) == proven
+        return decided_good(state, q, proven)
     pn, dn = numbers(recs, ka, kb, q)
     return pn == 0 if proven else dn == 0
 
@@ -802,20 +812,36 @@ def settled_by_children(n, cs, ca, cb, q, proven, owner, recs):
     return not owner
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
+def decided_good_child(n, cs, q, proven):
+    """A child whose status alone makes it won for the proof's owner (a stone that wins now or
+    next, or a draw that reaches the owner's goal); -1 when none."""
+    for i in range(n):
+        if cs[i] != K.ONGOING and decided_good(cs[i], q, proven):
+            return i
+    return -1
+
+
+@nb.njit(cache=True, _nrt=False)
 def known_good_child(n, cs, ca, cb, q, proven, recs):
-    """The child known won for the proof's owner with the least proof to read: one whose
-    status decides it, else the one proven with the least work recorded in the table (a
-    search that took fewer nodes leaves a smaller proof); -1 when none is known."""
+    """The ongoing child the table knows won for the proof's owner with the least proof to
+    read: the one proven with the least work recorded (a search that took fewer nodes leaves a
+    smaller proof); -1 when none is known. The children's table windows are prefetched first,
+    so that their reads overlap."""
+    for i in range(n):
+        if cs[i] == K.ONGOING:
+            prefetch(recs, home_block(ca[i], cb[i], recs.shape[0] - 1))
     best = -1
     least = NO_LIMIT
     for i in range(n):
-        if not good_for_owner(cs[i], ca[i], cb[i], q, proven, recs):
-            continue
         if cs[i] != K.ONGOING:
-            return i
-        work = entry_work(recs, ca[i], cb[i])
-        if work < least:
+            continue
+        s = find(recs, ca[i], cb[i])
+        if s < 0:
+            continue
+        pn, dn = entry_numbers(recs[s, META], recs[s, NUMS], q)
+        work = np.int64(recs[s, META] >> WORK_SHIFT)
+        if ((pn == 0) if proven else (dn == 0)) and work < least:
             best, least = i, work
     return best
 
@@ -840,33 +866,41 @@ def new_proof_buffers():
 
 
 @nb.njit(cache=True)
-def appended(out, a, b, move, cert, size):
-    """Append the proof record (a, b, move) with the certificate cert[:size] (size 0: none) to
-    the buffers, growing them when full."""
+def roomier(out, size):
+    """The buffers ``out``, or larger ones holding the same records, with room for one more
+    record and ``size`` more certificate bytes."""
     count, used = out.used[0], out.used[1]
-    if count == out.key_a.shape[0] or used + size > out.certificates.shape[0]:
-        more = out.key_a.shape[0] * (2 if count == out.key_a.shape[0] else 1)
-        room = max(out.certificates.shape[0], 2 * (used + size))
-        out = ProofBuffers(
-            grown(out.key_a, more), grown(out.key_b, more), grown(out.move, more),
-            grown(out.certificate_size, more), grown(out.certificates, room), out.used,
-        )  # fmt: skip
+    if count < out.key_a.shape[0] and used + size <= out.certificates.shape[0]:
+        return out
+    more = out.key_a.shape[0] * (2 if count == out.key_a.shape[0] else 1)
+    room = max(out.certificates.shape[0], 2 * (used + size))
+    return ProofBuffers(
+        grown(out.key_a, more), grown(out.key_b, more), grown(out.move, more),
+        grown(out.certificate_size, more), grown(out.certificates, room), out.used,
+    )  # fmt: skip
+
+
+@nb.njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for the buffers
+def record(out, a, b, move, cert, size):
+    """Append the proof record (a, b, move) with the certificate cert[:size] (size 0: none) to
+    buffers with room for it (roomier)."""
+    count, used = out.used[0], out.used[1]
     out.key_a[count] = a
     out.key_b[count] = b
     out.move[count] = move
     out.certificate_size[count] = size
-    out.certificates[used : used + size] = cert[:size]
+    for i in range(size):
+        out.certificates[used + i] = cert[i]
     out.used[0] = count + 1
     out.used[1] = used + size
-    return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def set_insert(seen, a, b):
     """Add (a, b) to an open-addressing set of pairs (EMPTY marks free slots; seen[0, 0] counts
     the entries, slot 0 holds no pair); False when it was there already."""
     cap = seen.shape[0]
-    s = home_block(a, b, cap - 1) | 1
+    s = max(1, np.int64(key_hash(a, b) & np.uint64(cap - 1)))
     while seen[s, 0] != EMPTY:
         if seen[s, 0] == a and seen[s, 1] == b:
             return False
@@ -885,44 +919,84 @@ def new_set(cap):
 
 
 @nb.njit(cache=True)
-def seen_before(seen, a, b):
-    """(was (a, b) in the set already, the set: the same, or twice as large when half full)."""
-    if not set_insert(seen, a, b):
-        return True, seen
-    cap = seen.shape[0]
-    if seen[0, 0] * np.uint64(2) <= np.uint64(cap):
-        return False, seen
-    bigger = new_set(2 * cap)
-    for i in range(1, cap):
+def larger_set(seen):
+    """The set with twice the slots, the same pairs."""
+    bigger = new_set(2 * seen.shape[0])
+    for i in range(1, seen.shape[0]):
         if seen[i, 0] != EMPTY:
             set_insert(bigger, seen[i, 0], seen[i, 1])
-    return False, bigger
+    return bigger
 
 
-@nb.njit(cache=True)
-def sequence_child(a, b, t, st, n, ca, cb):
+@nb.njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for its arrays
+def sequence_child(
+    a, b, n, ca, cb, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts, sym_bytes
+):
     """The index among the n children (canonical keys ca, cb) of the move that starts a threat
     sequence winning for the player to move at (a, b), or -1: the search decides such positions
-    without children, and their proof is the sequence, walked as any other proof."""
-    if st.threat_depth[0] == 0 or t.gravity[0] != 0:
-        return -1
+    without children, and their proof is the sequence, walked as any other proof. (The arrays
+    and numbers of P.threat_sequence, and the game's sym_bytes; never under gravity.)"""
     first = K.first_to_move(a, b)
     mine, theirs = (a, b) if first else (b, a)
-    if K.threat_cells(theirs, mine, t.win_masks) != K.ZERO:
+    if threat_depth == 0 or K.threat_cells(theirs, mine, win_masks) != K.ZERO:
         return -1
     stones = K.popcount(a | b)
     cell = P.threat_sequence(
-        mine, theirs, stones, st.threat_depth[0], st.seq_levels, st.seq_tried, t.cell_mask[0],
-        t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell, t.mask_counts,
-    )  # fmt: skip
+        mine, theirs, stones, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
+    )
     if cell < 0:
         return -1
     na, nb_ = K.play(a, b, cell)
-    xa, xb, _ = K.canonical(na, nb_, t.sym_bytes)
+    xa, xb, _ = K.canonical(na, nb_, sym_bytes)
     for i in range(n):
         if ca[i] == xa and cb[i] == xb:
             return i
     return -1
+
+
+WALK_DONE = 0  # walk_proof's answers: every position of the proof is read,
+WALK_ROOM = 1  # the record buffers or the set of positions read must grow first,
+WALK_SEARCH = 2  # the owner's position it stopped at has no winning child the table knows
+
+
+class ProofWalk(NamedTuple):
+    """extract_proof's walk: the positions still to read, and the position walk_proof stopped
+    at (WALK_SEARCH) with its children."""
+
+    stack_a: np.ndarray  # uint64[MAX_DEPTH * 64]
+    stack_b: np.ndarray
+    at: np.ndarray  # int64[2]: the stack's size; the number of children of the position stopped at
+    stopped: np.ndarray  # uint64[2]: the position walk_proof stopped at (WALK_SEARCH)
+    moves: np.ndarray  # int64[64]: the children of the position read last (K.children_into)
+    ca: np.ndarray  # uint64[64]
+    cb: np.ndarray
+    cs: np.ndarray  # int64[64]
+    img: np.ndarray  # uint64[2 * nsym]: scratch for K.children_into
+
+
+@nb.njit(cache=True)
+def new_proof_walk(ka, kb, nsym):
+    w = ProofWalk(
+        np.empty(MAX_DEPTH * 64, np.uint64), np.empty(MAX_DEPTH * 64, np.uint64), np.zeros(2, np.int64),
+        np.zeros(2, np.uint64),
+        np.empty(64, np.int64), np.empty(64, np.uint64), np.empty(64, np.uint64), np.empty(64, np.int64),
+        np.empty(2 * nsym, np.uint64),
+    )  # fmt: skip
+    w.stack_a[0] = ka
+    w.stack_b[0] = kb
+    w.at[0] = 1
+    return w
+
+
+@nb.njit(cache=True, _nrt=False)
+def push_move(w, out, a, b, found, cert):
+    """Record the owner's move ``found`` (a child index of w) at (a, b) and push the child
+    unless the game is over in it. (``cert``: any uint8 array; a move has no certificate.)"""
+    record(out, a, b, w.moves[found], cert, 0)
+    if not K.FIRST_WON <= w.cs[found] <= K.DRAW:
+        w.stack_a[w.at[0]] = w.ca[found]
+        w.stack_b[w.at[0]] = w.cb[found]
+        w.at[0] += 1
 
 
 @nb.njit(cache=True)
@@ -944,33 +1018,83 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
     an entry replaced has lost it, and its proof is handed out once more.
     """
     seen = new_set(1024)
+    w = new_proof_walk(ka, kb, t.cell_images.shape[1])
+    nodes = 0
+    while True:
+        event = walk_proof(q, proven, t, tab.recs, st, out, seen, w, pair_budget)
+        if event == WALK_DONE:
+            return out, nodes, tab
+        if event == WALK_ROOM:
+            out = roomier(out, st.certificate.shape[0])
+            if seen[0, 0] * np.uint64(2) + np.uint64(2) > np.uint64(seen.shape[0]):
+                seen = larger_set(seen)
+            continue
+        # the owner's position (a, b) is searched again; if the move is still not in the table
+        # after that, each child on its own, most promising first
+        a, b, n = w.stopped[0], w.stopped[1], w.at[1]
+        ca, cb, cs = w.ca, w.cb, w.cs
+        _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
+        nodes += used
+        found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
+        if found < 0:
+            near = np.empty(n, np.int64)
+            for i in range(n):
+                pn, dn = numbers(tab.recs, ca[i], cb[i], q)
+                near[i] = pn if proven else dn
+            for i in np.argsort(near, kind="mergesort"):
+                if cs[i] != K.ONGOING:
+                    continue
+                pn, dn, used, tab = solve_one(
+                    ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
+                )
+                nodes += used
+                if (pn == 0) if proven else (dn == 0):
+                    found = i
+                    break
+        if found < 0:
+            raise RuntimeError("inner proof extraction: a position taken as solved is not")
+        push_move(w, out, a, b, found, st.certificate)
+
+
+@nb.njit(cache=True)
+def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
+    """extract_proof's walk over the positions of w's stack (each read once: ``seen``), until
+    all are read (WALK_DONE), the buffers ``out`` or ``seen`` need room (WALK_ROOM), or an
+    owner's position needs a search (WALK_SEARCH: w.stopped holds it, w its children). It runs
+    with arrays that never change (extract_proof grows them and searches between its calls):
+    an array variable a loop reassigns costs atomic reference counts at every use, which took
+    half of the extraction's time."""
     reported = REPORTED << np.uint64(q)
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
     ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
-    stack_a = np.empty(MAX_DEPTH * 64, np.uint64)
-    stack_b = np.empty(MAX_DEPTH * 64, np.uint64)
-    moves = np.empty(64, np.int64)
-    ca = np.empty(64, np.uint64)
-    cb = np.empty(64, np.uint64)
-    cs = np.empty(64, np.int64)
-    near = np.empty(64, np.int64)
-    stack_a[0] = ka
-    stack_b[0] = kb
-    sp = 1
-    nodes = 0
+    stack_a, stack_b, at = w.stack_a, w.stack_b, w.at
+    moves, ca, cb, cs, img = w.moves, w.ca, w.cb, w.cs, w.img
+    cert = st.certificate
+    gravity = t.gravity[0] != 0
+    threat_depth = 0 if gravity else st.threat_depth[0]
+    levels, tried, sym_bytes = st.seq_levels, st.seq_tried, t.sym_bytes
+    board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
+    win_masks, by_cell, counts = t.win_masks, t.masks_by_cell, t.mask_counts
+    sp = at[0]
     while sp > 0:
+        if (
+            out.used[0] == out.key_a.shape[0]
+            or out.used[1] + cert.shape[0] > out.certificates.shape[0]
+            or seen[0, 0] * np.uint64(2) + np.uint64(2) > np.uint64(seen.shape[0])
+        ):
+            at[0] = sp
+            return WALK_ROOM
         sp -= 1
         a = stack_a[sp]
         b = stack_b[sp]
-        known, seen = seen_before(seen, a, b)
-        if known:
+        if not set_insert(seen, a, b):
             continue
-        s = find(tab.recs, a, b)
+        s = find(recs, a, b)
         if s >= 0:
-            if tab.recs[s, META] & reported != K.ZERO:
+            if recs[s, META] & reported != K.ZERO:
                 continue
-            tab.recs[s, META] |= reported
-        n = K.children_into(a, b, t, True, moves, ca, cb, cs)
+            recs[s, META] |= reported
+        n = K.children_into(a, b, t, True, moves, ca, cb, cs, img)
         owner = K.first_to_move(a, b) == proven
         # knowledge is asked where the search decided by it (for either question: a fact of one
         # may answer the other), or where the table does not say how the search decided
@@ -979,54 +1103,44 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         asked = ask != 0 and knowledge_asked(
             a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, True
         )
-        if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, tab.recs):
-            if s < 0 or tab.recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
+        if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, recs):
+            if s < 0 or recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
-                    a, b, q, t, ask, tab.recs, st.certificate, st.knowledge_tries, st.pairs, st.cover, True
+                    a, b, q, t, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
                 )
                 if verdict == (1 if proven else -1):
-                    out = appended(out, a, b, CERTIFIED, st.certificate, size)
+                    record(out, a, b, CERTIFIED, cert, size)
                     continue
         if owner:
-            found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
+            # a stone whose status decides; else a threat sequence, which decides most of the
+            # positions the search proved without children (unless the table says it has none);
+            # else the child the table knows
+            found = decided_good_child(n, cs, q, proven)
+            if found < 0 and (s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO):
+                found = sequence_child(
+                    a, b, n, ca, cb, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell,
+                    counts, sym_bytes,
+                )  # fmt: skip
             if found < 0:
-                found = sequence_child(a, b, t, st, n, ca, cb)
+                found = known_good_child(n, cs, ca, cb, q, proven, recs)
+            at[0] = sp
             if found < 0:
-                _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
-                nodes += used
-                found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
-            if found < 0:
-                for i in range(n):
-                    pn, dn = numbers(tab.recs, ca[i], cb[i], q)
-                    near[i] = pn if proven else dn
-                for i in np.argsort(near[:n], kind="mergesort"):
-                    if cs[i] != K.ONGOING:
-                        continue
-                    pn, dn, used, tab = solve_one(
-                        ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
-                    )
-                    nodes += used
-                    if (pn == 0) if proven else (dn == 0):
-                        found = i
-                        break
-            if found < 0:
-                raise RuntimeError("inner proof extraction: a position taken as solved is not")
-            out = appended(out, a, b, moves[found], st.certificate, 0)
-            if not K.FIRST_WON <= cs[found] <= K.DRAW:  # not over yet
-                stack_a[sp] = ca[found]
-                stack_b[sp] = cb[found]
-                sp += 1
+                w.stopped[0], w.stopped[1], at[1] = a, b, n
+                return WALK_SEARCH
+            push_move(w, out, a, b, found, st.certificate)
+            sp = at[0]
         else:
             for i in range(n):
                 # a reply whose status decides it for the owner (the game over, or the owner
                 # to move completing a pattern) needs no record: a reader finds that move itself
-                if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, tab.recs):
+                if cs[i] != K.ONGOING and decided_good(cs[i], q, proven):
                     continue
                 if not K.FIRST_WON <= cs[i] <= K.DRAW:
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1
-    return out, nodes, tab
+    at[0] = 0
+    return WALK_DONE
 
 
 @nb.njit(cache=True)
@@ -1134,7 +1248,7 @@ class InnerSolver:
         self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
         t = game.tables
-        nsym = self.steps.sym_bit.shape[1]
+        nsym = t.cell_images.shape[1]
         self.stack = new_stack(nsym, len(t.win_masks), self.threat_depth, len(t.rules_lines))
         self.nodes = 0
 

@@ -423,7 +423,8 @@ def test_children(spec):
             assert keys[i] == R.min_image(rg, *kids[c])
             assert STATE[st[i]] == R.child_status(rg, *kids[c])
         # children_into fills caller arrays with the same
-        m = K.children_into(U64(a), U64(b), t, True, *buffers)
+        img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+        m = K.children_into(U64(a), U64(b), t, True, *buffers, img)
         assert m == n
         for got, want in zip(buffers, (moves, ka, kb, st)):
             assert list(got[:n]) == list(want[:n])

@@ -40,6 +40,7 @@ Tables = namedtuple(
         "masks_by_cell",  # uint64[64, k]: win patterns through each cell, zero-padded
         "mask_counts",  # int64[64]: how many rows of masks_by_cell are used
         "sym_bytes",  # uint64[nsym, 8, 256]: image of byte j with value v under symmetry s
+        "cell_images",  # uint64[64, nsym]: the bit of cell i's image under symmetry s (one row a cell)
         "first_forbidden",  # uint64[1]: cells the first stone of the game may not take
         "disc_cap",  # int64[1]: the game is drawn once this many stones are down
         "gravity",  # int64[1]: 1 when a stone drops to the lowest empty cell of a column
@@ -159,13 +160,19 @@ def has_win(bits, win_masks):
 @njit(cache=True)
 def available(a, b, t):
     """Bitboard of the cells a stone could take, before the first-move restriction."""
+    return available_cells(a, b, t.cell_mask[0], t.gravity[0] != 0, t.columns)
+
+
+@njit(cache=True, inline="always")
+def available_cells(a, b, board, gravity, columns):
+    """available() from the arrays it reads (``board``: the playable cells)."""
     occupied = a | b
-    if not t.gravity[0]:
-        return t.cell_mask[0] & ~occupied
+    if not gravity:
+        return board & ~occupied
     legal = ZERO
-    for c in range(t.columns.shape[0]):
-        for r in range(t.columns.shape[1]):
-            cell = t.columns[c, r]
+    for c in range(columns.shape[0]):
+        for r in range(columns.shape[1]):
+            cell = columns[c, r]
             if cell < 0:
                 break
             bit = ONE << np.uint64(cell)
@@ -322,8 +329,8 @@ def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_
     return ONGOING
 
 
-@njit(cache=True, inline="always")  # a call would pass every array of t
-def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
+@njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for t's arrays at a call
+def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
     """Write the children of an ongoing position into the given arrays, in move order.
 
     Returns their number n. ``moves``: the cells played; ``ka``/``kb``: the children's keys
@@ -331,34 +338,32 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
     images of an earlier child, since they have the same value; else the children themselves);
     ``st``: each child's status, where an ongoing child whose player to move can win with the
     next stone is FIRST_WINS_NEXT or SECOND_WINS_NEXT: most moves that leave an opponent's
-    threat open are decided here without a search.
+    threat open are decided here without a search. ``img``: scratch for 2 * nsym words.
     """
-    avail = available(a, b, t)
-    legal = legal_mask(a, b, t)
+    order, cell_images, sym_bytes, columns = t.order, t.cell_images, t.sym_bytes, t.columns
+    gravity = t.gravity[0] != 0
+    board = t.cell_mask[0]
+    avail = available_cells(a, b, board, gravity, columns)
+    legal = avail & ~t.first_forbidden[0] if a | b == ZERO else avail
     first = first_to_move(a, b)
     mine, theirs = (a, b) if first else (b, a)
     # neither player's threats change with our stone but for the cell it takes: found once
     own_threats, opponent_threats = threats_of_both(mine, theirs, t.win_masks)
     stones_after = popcount(a | b) + 1
     cap = t.disc_cap[0]
-    nsym = t.sym_bytes.shape[0]
-    img = np.empty(2 * nsym, np.uint64)
-    sym = np.empty(nsym, np.uint64)
     if reduce_symmetry:
-        images_into(a, b, t.sym_bytes, img)
+        images_into(a, b, sym_bytes, img)
     repeats = reduce_symmetry and near_symmetric(img, first)
     on_a = ~ZERO if first else ZERO
     n = 0
-    for i in range(t.order.shape[0]):
-        cell = t.order[i]
+    for i in range(order.shape[0]):
+        cell = order[i]
         bit = ONE << np.uint64(cell)
         if legal & bit == ZERO:
             continue
         na, nb_ = (a | bit, b) if first else (a, b | bit)
         if reduce_symmetry:
-            for s in range(nsym):
-                sym[s] = t.sym_bytes[s, cell >> 3, bit >> np.uint64(cell & ~7)]
-            xa, xb, _ = canonical_child(img, sym, on_a)
+            xa, xb, _ = canonical_child(img, cell_images[cell], on_a)
             duplicate = False
             for j in range(n if repeats else 0):
                 if ka[j] == xa and kb[j] == xb:
@@ -372,7 +377,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st):
         ka[n] = xa
         kb[n] = xb
         # the child's legal cells: with gravity the cell above comes free too
-        child_legal = available(na, nb_, t) if t.gravity[0] else avail ^ bit
+        child_legal = available_cells(na, nb_, board, gravity, columns) if gravity else avail ^ bit
         st[n] = child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, cap)
         n += 1
     return n
@@ -385,14 +390,14 @@ def children(a, b, t, reduce_symmetry):
     ka = np.empty(64, np.uint64)
     kb = np.empty(64, np.uint64)
     st = np.empty(64, np.int64)
-    n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st)
+    img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img)
     return n, moves, ka, kb, st
 
 
 StepTables = namedtuple(
     "StepTables",
     [
-        "sym_bit",  # uint64[64, nsym]: the bit of cell i's image under symmetry s
         "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
         "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
         # the image under s of the image under g of i): images of g(P) are images of P reordered
@@ -403,10 +408,7 @@ StepTables = namedtuple(
 def step_tables(t):
     """Per-cell tables for updating a position and its symmetric images one stone at a time."""
     nsym = t.sym_bytes.shape[0]
-    sym_bit = np.zeros((64, nsym), np.uint64)
-    for cell in range(64):
-        for s in range(nsym):
-            sym_bit[cell, s] = t.sym_bytes[s, cell // 8, 1 << (cell % 8)]
+    sym_bit = t.cell_images
     up_bit = np.zeros(64, np.uint64)
     if t.gravity[0]:
         for column in t.columns:
@@ -419,4 +421,4 @@ def step_tables(t):
         for g in range(nsym):
             after = [int(sym_bit[int(sym_bit[c, g]).bit_length() - 1, s]) for c in cells]
             compose[s, g] = next(h for h in range(nsym) if [int(sym_bit[c, h]) for c in cells] == after)
-    return StepTables(sym_bit=sym_bit, up_bit=up_bit, compose=compose)
+    return StepTables(up_bit=up_bit, compose=compose)

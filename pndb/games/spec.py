@@ -524,6 +524,7 @@ def make_tables(game):
     perms = np.array(game.symmetries, dtype=np.uint64)
     images = np.zeros((len(perms), 64), dtype=u64)
     images[:, : perms.shape[1]] = u64(1) << perms
+    cell_images = np.ascontiguousarray(images.T)
     images = images.reshape(len(perms), 8, 8)
     sym_bytes = np.zeros((len(perms), 8, 256), dtype=u64)
     for v in range(1, 256):
@@ -538,6 +539,7 @@ def make_tables(game):
         masks_by_cell=masks_by_cell,
         mask_counts=mask_counts,
         sym_bytes=sym_bytes,
+        cell_images=cell_images,
         first_forbidden=np.array([bits(game.first_move_forbidden)], dtype=u64),
         disc_cap=np.array([game.cap], dtype=np.int64),
         gravity=np.array([1 if game.gravity else 0], dtype=np.int64),
