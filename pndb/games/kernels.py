@@ -103,15 +103,29 @@ def images_into(a, b, sym_bytes, img):
 
 
 @njit(cache=True, inline="always")
-def canonical_child(img, sym, on_a):
+def key_symmetries(img, first):
+    """How many of a position's images (images_into) can give its children's canonical keys,
+    the first ones: all, or only the position's own when the second player moves and the
+    position's a half is less than every other image's (a stone of the second player leaves
+    the a halves as they are, and keys compare them first)."""
+    if first:
+        return img.shape[0] // 2
+    for s in range(1, img.shape[0] // 2):
+        if img[2 * s] <= img[0]:
+            return img.shape[0] // 2
+    return 1
+
+
+@njit(cache=True, inline="always")
+def canonical_child(img, sym, on_a, count):
     """(key_a, key_b, s): the canonical key of a child and the symmetry s mapping the child to
     it, from its parent's images (images_into) and the images sym[s] of the new stone's bit:
-    on_a all ones when the stone is the first player's, else 0. A child costs one OR and
-    compare per symmetry."""
+    on_a all ones when the stone is the first player's, else 0; over the first ``count``
+    symmetries (key_symmetries). A child costs one OR and compare per symmetry."""
     best_a = img[0] | (sym[0] & on_a)
     best_b = img[1] | (sym[0] & ~on_a)
     best_s = 0
-    for s in range(1, sym.shape[0]):
+    for s in range(1, count):
         pa = img[2 * s] | (sym[s] & on_a)
         if pa > best_a:
             continue
@@ -354,6 +368,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
     if reduce_symmetry:
         images_into(a, b, sym_bytes, img)
     repeats = reduce_symmetry and near_symmetric(img, first)
+    count = key_symmetries(img, first) if reduce_symmetry else 1
     on_a = ~ZERO if first else ZERO
     n = 0
     for i in range(order.shape[0]):
@@ -363,7 +378,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
             continue
         na, nb_ = (a | bit, b) if first else (a, b | bit)
         if reduce_symmetry:
-            xa, xb, _ = canonical_child(img, cell_images[cell], on_a)
+            xa, xb, _ = canonical_child(img, cell_images[cell], on_a, count)
             duplicate = False
             for j in range(n if repeats else 0):
                 if ka[j] == xa and kb[j] == xb:
