@@ -631,7 +631,7 @@ def search_frames(
                 draw_wins = q == (1 if first else 0)
                 img = st_img[depth]
                 near_symmetric = K.near_symmetric(img, first)
-                count = K.key_symmetries(img, first)
+                limit = K.own_key_below(img)
                 on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
                 for i in range(order.shape[0]):
                     cell = order[i]
@@ -647,7 +647,7 @@ def search_frames(
                         break
                     if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
                         continue
-                    best_a, best_b, g = K.canonical_child(img, cell_images[cell], on_a, count)
+                    best_a, best_b, g = K.canonical_child(img, cell_images[cell], on_a, limit)
                     if near_symmetric:
                         duplicate = False
                         for j in range(n):

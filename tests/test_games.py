@@ -430,6 +430,30 @@ def test_children(spec):
             assert list(got[:n]) == list(want[:n])
 
 
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_children_of_positions_that_are_their_own_key(spec):
+    """The search's positions are their own canonical key, and most of their children keep that
+    orientation without trying the other images (kernels.own_key_below): every child's key is
+    still the reference's least image, and the shortcut is taken where the board has symmetries."""
+    g, rg = load_game(spec), ref(spec)
+    t = g.tables
+    positions = [p for p in sample_positions(spec, 12, salt=5) if R.outcome(rg, *p) == R.ONGOING]
+    img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    kept = 0
+    for p in random.Random(seed(spec, 5)).sample(positions, min(len(positions), 120)):
+        a, b = R.min_image(rg, *p)
+        n, moves, ka, kb, _ = K.children(U64(a), U64(b), t, True)
+        K.images_into(U64(a), U64(b), t.sym_bytes, img)
+        limit = int(K.own_key_below(img))
+        first = bin(a).count("1") == bin(b).count("1")
+        for i in range(n):
+            c = int(moves[i])
+            assert (int(ka[i]), int(kb[i])) == R.min_image(rg, *R.play(rg, a, b, c))
+            kept += (1 << c if first else 0) < limit
+    assert kept > 0 or GROUP_SIZE[spec] == 1
+
+
 def test_children_of_the_empty_board():
     # tic-tac-toe: corner, edge, centre; castle rule: 28 cells allowed, 5 up to symmetry
     n = K.children(U64(0), U64(0), load_game("tictactoe").tables, True)[0]

@@ -103,29 +103,44 @@ def images_into(a, b, sym_bytes, img):
 
 
 @njit(cache=True, inline="always")
-def key_symmetries(img, first):
-    """How many of a position's images (images_into) can give its children's canonical keys,
-    the first ones: all, or only the position's own when the second player moves and the
-    position's a half is less than every other image's (a stone of the second player leaves
-    the a halves as they are, and keys compare them first)."""
-    if first:
-        return img.shape[0] // 2
+def own_key_below(img):
+    """The bound under which a child keeps its parent's orientation: a stone whose bit in the a
+    half of the position's own image (images_into) is less than it (or a stone of the second
+    player, 0 there) makes a child whose canonical key is that image, with symmetry 0; 0 when
+    another image's a half is not greater than the position's.
+
+    It is the least, over the other images, of the highest bit where their a half differs from
+    the position's (where theirs has the stone): above that bit the two agree, and a stone
+    below it leaves the position's a half less than the other's with whatever stone the other
+    gains, and keys compare the a halves first. Most children of a position that is its own
+    key need one image, not one per symmetry."""
+    limit = ~ZERO
     for s in range(1, img.shape[0] // 2):
         if img[2 * s] <= img[0]:
-            return img.shape[0] // 2
-    return 1
+            return ZERO
+        x = img[2 * s] ^ img[0]
+        x |= x >> np.uint64(1)
+        x |= x >> np.uint64(2)
+        x |= x >> np.uint64(4)
+        x |= x >> np.uint64(8)
+        x |= x >> np.uint64(16)
+        x |= x >> np.uint64(32)
+        limit = min(limit, x ^ (x >> np.uint64(1)))
+    return limit
 
 
 @njit(cache=True, inline="always")
-def canonical_child(img, sym, on_a, count):
+def canonical_child(img, sym, on_a, limit):
     """(key_a, key_b, s): the canonical key of a child and the symmetry s mapping the child to
     it, from its parent's images (images_into) and the images sym[s] of the new stone's bit:
-    on_a all ones when the stone is the first player's, else 0; over the first ``count``
-    symmetries (key_symmetries). A child costs one OR and compare per symmetry."""
+    on_a all ones when the stone is the first player's, else 0; ``limit``: the parent's
+    own_key_below. A child costs one OR and compare per symmetry, or none below the limit."""
     best_a = img[0] | (sym[0] & on_a)
     best_b = img[1] | (sym[0] & ~on_a)
     best_s = 0
-    for s in range(1, count):
+    if sym[0] & on_a < limit:
+        return best_a, best_b, best_s
+    for s in range(1, sym.shape[0]):
         pa = img[2 * s] | (sym[s] & on_a)
         if pa > best_a:
             continue
@@ -368,7 +383,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
     if reduce_symmetry:
         images_into(a, b, sym_bytes, img)
     repeats = reduce_symmetry and near_symmetric(img, first)
-    count = key_symmetries(img, first) if reduce_symmetry else 1
+    limit = own_key_below(img) if reduce_symmetry else ZERO
     on_a = ~ZERO if first else ZERO
     n = 0
     for i in range(order.shape[0]):
@@ -378,7 +393,7 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
             continue
         na, nb_ = (a | bit, b) if first else (a, b | bit)
         if reduce_symmetry:
-            xa, xb, _ = canonical_child(img, cell_images[cell], on_a, count)
+            xa, xb, _ = canonical_child(img, cell_images[cell], on_a, limit)
             duplicate = False
             for j in range(n if repeats else 0):
                 if ka[j] == xa and kb[j] == xb:
