@@ -587,12 +587,7 @@ def search_frames(
             mine, theirs = (a, b) if first else (b, a)
             avail = st_avail[depth]
             legal = avail & ~forbidden if stones == 0 else avail
-            if gravity:  # the threats a stone makes order the children
-                own_threats, c0, c1, c2 = K.threats_and_makers(mine, theirs, win_masks)
-                opponent_threats, o0, o1, o2 = K.threats_and_makers(theirs, mine, win_masks)
-            else:
-                own_threats, opponent_threats = K.threats_of_both(mine, theirs, win_masks)
-                c0 = c1 = c2 = o0 = o1 = o2 = K.ZERO
+            own_threats, opponent_threats = K.threats_of_both(mine, theirs, win_masks)
             st_marks[depth] = K.ZERO
             # the opponent's threat sequences, searched once the frame enters a child (below)
             ask = threat_depth != 0 and not gravity and own_threats == K.ZERO and opponent_threats == K.ZERO
@@ -662,8 +657,8 @@ def search_frames(
                     made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
                     reply = 1  # the opponent's non-losing replies the child starts with
                     if gravity:
-                        makes = K.bit_count_at(cell, c0, c1, c2)
-                        made = 2 * makes + K.bit_count_at(cell, o0, o1, o2)
+                        makes = K.makers_at(mine, theirs, cell, masks_by_cell, mask_counts)
+                        made = 2 * makes + K.makers_at(theirs, mine, cell, masks_by_cell, mask_counts)
                         # the replies, estimated: the mover's playable threats after the stone (when
                         # any, every other reply loses at once), else every available cell
                         forcing = own_threats & up_bit[cell]

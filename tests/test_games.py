@@ -454,6 +454,28 @@ def test_children_of_positions_that_are_their_own_key(spec):
     assert kept > 0 or GROUP_SIZE[spec] == 1
 
 
+
+@pytest.mark.parametrize("spec", ["connect4", "connect4:5x4", "qango6", "mnk:4,4,3"])
+def test_threat_cells_and_makers_by_the_definition(spec):
+    """Each player's threat cells, and at every empty cell the patterns a stone there brings to
+    one cell from completion (n, read as n below 4, else 4 + n modulo 4), pattern by pattern."""
+    g = load_game(spec)
+    t = g.tables
+    masks = [int(m) for m in t.win_masks]
+    positions = sample_positions(spec, 12, salt=7)
+    for a, b in random.Random(seed(spec, 7)).sample(positions, min(len(positions), 150)):
+        threats = K.threats_of_both(U64(a), U64(b), t.win_masks)
+        for found, own, other in zip(threats, (a, b), (b, a)):
+            live = [m & ~own for m in masks if m & other == 0]
+            assert int(found) == sum({x for x in live if bin(x).count("1") == 1})
+            for cell in g.cells:
+                if (a | b) >> cell & 1:
+                    continue
+                n = sum(1 for x in live if bin(x).count("1") == 2 and x >> cell & 1)
+                want = n if n < 4 else 4 + n % 4
+                assert K.makers_at(U64(own), U64(other), cell, t.masks_by_cell, t.mask_counts) == want
+
+
 def test_children_of_the_empty_board():
     # tic-tac-toe: corner, edge, centre; castle rule: 28 cells allowed, 5 up to symmetry
     n = K.children(U64(0), U64(0), load_game("tictactoe").tables, True)[0]
