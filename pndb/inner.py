@@ -11,8 +11,9 @@ again when the table no longer holds it, so that a proof never depends on the ta
 
 The search keeps, for each position on its stack, the position's images under every symmetry
 of the board; a child's canonical key (the lexicographically smallest (first, second) image)
-is then one OR and compare per symmetry, and the children's statuses come from the parent's
-threat cells (kernels.child_status). Children that are decided need neither key nor table.
+is then one OR and compare per symmetry, or one OR for most children (those that keep the
+position's orientation: kernels.own_key_below), and the children's statuses come from the
+parent's threat cells (kernels.child_status). Children that are decided need neither key nor table.
 
 Threats (any placement game, Connect Four included): a position whose mover can complete a
 pattern with a legal stone is decided without children. Otherwise a child is left out when it
@@ -40,14 +41,15 @@ only takes cells and patterns from the attacker, and a sequence's stones then re
 cap sooner; the first-stone rule is why this is asked only with a stone on the board), so the
 children it enters skip the search (tests/test_threats.py checks the claim child by child).
 On the qango6 start this takes the threat-sequence searches from 0.92 to 0.38 a node. Proof
-extraction asks the same search at an owner-to-move position whose winning child the table does
-not know (sequence_child) and walks the sequence as any proof: the owner's move at each of its
-positions, every reply of the opponent (those that do not block lose at once), so a book needs
-no certificate for it. Measured (bench/threats.py, depth 3 against off, whole solves with their
-books verified, on a shared 2-core machine): qango6:castle 57 -> 15 s, qango6:tournament 221 ->
-100 s, qango7plus:tournament 64 -> 39 s, qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4
-12 -> 10 s, mnk:7,7,5 the same (5.1 s); mnk:8,8,5 (unsolved) searches about a fifth fewer inner
-nodes a second.
+extraction asks the same search at an owner-to-move position where no stone wins by its
+status, before it reads the table (the search decided most positions that have a sequence by
+it; a NO_SEQUENCE mark skips it), and walks the sequence as any proof (sequence_child): the
+owner's move at each of its positions, every reply of the opponent (those that do not block
+lose at once), so a book needs no certificate for it. Measured (bench/threats.py, depth 3
+against off, whole solves with their books verified, on a shared 2-core machine):
+qango6:castle 57 -> 15 s, qango6:tournament 221 -> 100 s, qango7plus:tournament 64 -> 39 s,
+qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4 12 -> 10 s, mnk:7,7,5 the same (5.1 s);
+mnk:8,8,5 (unsolved) searches about a fifth fewer inner nodes a second.
 
 With gravity (Connect Four) children are ordered by threats (the mover's patterns the stone
 brings to one stone from completion, counted twice, plus the opponent's patterns it takes from

@@ -421,17 +421,17 @@ StepTables = namedtuple(
 def step_tables(t):
     """Per-cell tables for updating a position and its symmetric images one stone at a time."""
     nsym = t.sym_bytes.shape[0]
-    sym_bit = t.cell_images
+    image = t.cell_images
     up_bit = np.zeros(64, np.uint64)
     if t.gravity[0]:
         for column in t.columns:
             cells = [int(c) for c in column if c >= 0]
             for below, above in zip(cells, cells[1:]):
                 up_bit[below] = np.uint64(1 << above)
-    cells = [c for c in range(64) if sym_bit[c, 0]]
+    cells = [c for c in range(64) if image[c, 0]]
     compose = np.zeros((nsym, nsym), np.int64)
     for s in range(nsym):
         for g in range(nsym):
-            after = [int(sym_bit[int(sym_bit[c, g]).bit_length() - 1, s]) for c in cells]
-            compose[s, g] = next(h for h in range(nsym) if [int(sym_bit[c, h]) for c in cells] == after)
+            after = [int(image[int(image[c, g]).bit_length() - 1, s]) for c in cells]
+            compose[s, g] = next(h for h in range(nsym) if [int(image[c, h]) for c in cells] == after)
     return StepTables(up_bit=up_bit, compose=compose)
