@@ -27,7 +27,8 @@ for the question whatever follows (the opponent wins with its next stone, which 
 first-stone rule binds only the first stone, and the game is not over in the child by the disc
 cap or a full board, checked first). Proof extraction needs nothing of the search for it: at the
 opponent's positions it walks every legal reply, those left out included, and at the owner's
-positions it finds the winning stone by the children's statuses (kernels.children_into).
+positions it finds the winning stone by the children's statuses (kernels.statuses_into; it
+makes the canonical keys of the children it walks on alone).
 
 Threat sequences (without gravity; up to THREAT_DEPTH attacker moves, PNDB_THREAT_DEPTH, 0: off): where the
 opponent has no threat, a position whose mover wins by a threat sequence (patterns.threat_sequence:
@@ -43,7 +44,7 @@ children it enters skip the search (tests/test_threats.py checks the claim child
 On the qango6 start this takes the threat-sequence searches from 0.92 to 0.38 a node. Proof
 extraction asks the same search at an owner-to-move position where no stone wins by its
 status, before it reads the table (the search decided most positions that have a sequence by
-it; a NO_SEQUENCE mark skips it), and walks the sequence as any proof (sequence_child): the
+it; a NO_SEQUENCE mark skips it), and walks the sequence as any proof (sequence_move): the
 owner's move at each of its positions, every reply of the opponent (those that do not block
 lose at once), so a book needs no certificate for it. Measured (bench/threats.py, depth 3
 against off, whole solves with their books verified, on a shared 2-core machine):
@@ -788,21 +789,12 @@ def decided_good(state, q, proven):
     return (K.OUTCOME[state] >= 2 - q) == proven
 
 
-@nb.njit(cache=True)
-def good_for_owner(state, ka, kb, q, proven, recs):
-    """True when a child is known to be won for the proof's owner (proven: first, else second)."""
-    if state != K.ONGOING:
-        return decided_good(state, q, proven)
-    pn, dn = numbers(recs, ka, kb, q)
-    return pn == 0 if proven else dn == 0
-
-
-@nb.njit(cache=True)
-def settled_by_children(n, cs, ca, cb, q, proven, owner, recs):
+@nb.njit(cache=True, _nrt=False)
+def settled_by_children(n, cs, q, proven, owner):
     """Whether the children's statuses alone settle a position for the proof's owner: one of
     the owner's stones wins now or next, or (the other player to move) every reply loses so."""
     for i in range(n):
-        if cs[i] != K.ONGOING and good_for_owner(cs[i], ca[i], cb[i], q, proven, recs):
+        if cs[i] != K.ONGOING and decided_good(cs[i], q, proven):
             if owner:
                 return True
         elif not owner:
@@ -927,29 +919,31 @@ def larger_set(seen):
 
 
 @nb.njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for its arrays
-def sequence_child(
-    a, b, n, ca, cb, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts, sym_bytes
-):
-    """The index among the n children (canonical keys ca, cb) of the move that starts a threat
-    sequence winning for the player to move at (a, b), or -1: the search decides such positions
-    without children, and their proof is the sequence, walked as any other proof. (The arrays
-    and numbers of P.threat_sequence, and the game's sym_bytes; never under gravity.)"""
+def sequence_move(a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts):
+    """The cell that starts a threat sequence winning for the player to move at (a, b), or -1:
+    the search decides such positions without children, and their proof is the sequence,
+    walked as any other proof. (The arrays and numbers of P.threat_sequence; never under
+    gravity.)"""
     first = K.first_to_move(a, b)
     mine, theirs = (a, b) if first else (b, a)
     if threat_depth == 0 or K.threat_cells(theirs, mine, win_masks) != K.ZERO:
         return -1
     stones = K.popcount(a | b)
-    cell = P.threat_sequence(
+    return P.threat_sequence(
         mine, theirs, stones, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
     )
-    if cell < 0:
-        return -1
-    na, nb_ = K.play(a, b, cell)
-    xa, xb, _ = K.canonical(na, nb_, sym_bytes)
-    for i in range(n):
-        if ca[i] == xa and cb[i] == xb:
-            return i
-    return -1
+
+
+@nb.njit(cache=True, _nrt=False)
+def key_child(w, a, b, i, t, imaged):
+    """Write into w.ca[i], w.cb[i] the canonical key of the child w.moves[i] of (a, b), a
+    position that is its own key: the walk makes the keys of the children it pushes only.
+    ``imaged``: w.img holds the images of (a, b) already (a key_child of an earlier child)."""
+    if not imaged:
+        K.images_into(a, b, t.sym_bytes, w.img)
+    on_a = EMPTY if K.first_to_move(a, b) else K.ZERO
+    limit = K.own_key_below(w.img)
+    w.ca[i], w.cb[i], _ = K.canonical_child(w.img, t.cell_images[w.moves[i]], on_a, limit)
 
 
 WALK_DONE = 0  # walk_proof's answers: every position of the proof is read,
@@ -965,11 +959,11 @@ class ProofWalk(NamedTuple):
     stack_b: np.ndarray
     at: np.ndarray  # int64[2]: the stack's size; the number of children of the position stopped at
     stopped: np.ndarray  # uint64[2]: the position walk_proof stopped at (WALK_SEARCH)
-    moves: np.ndarray  # int64[64]: the children of the position read last (K.children_into)
-    ca: np.ndarray  # uint64[64]
+    moves: np.ndarray  # int64[64]: the moves of the position read last (K.statuses_into)
+    ca: np.ndarray  # uint64[64]: the keys of its children (only those key_child made; all at a stop)
     cb: np.ndarray
-    cs: np.ndarray  # int64[64]
-    img: np.ndarray  # uint64[2 * nsym]: scratch for K.children_into
+    cs: np.ndarray  # int64[64]: their statuses
+    img: np.ndarray  # uint64[2 * nsym]: scratch for key_child and K.children_into
 
 
 @nb.njit(cache=True)
@@ -1070,7 +1064,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
     cert = st.certificate
     gravity = t.gravity[0] != 0
     threat_depth = 0 if gravity else st.threat_depth[0]
-    levels, tried, sym_bytes = st.seq_levels, st.seq_tried, t.sym_bytes
+    levels, tried = st.seq_levels, st.seq_tried
     board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
     win_masks, by_cell, counts = t.win_masks, t.masks_by_cell, t.mask_counts
     sp = at[0]
@@ -1092,7 +1086,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             if recs[s, META] & reported != K.ZERO:
                 continue
             recs[s, META] |= reported
-        n = K.children_into(a, b, t, True, moves, ca, cb, cs, img)
+        n = K.statuses_into(a, b, t, moves, cs)
         owner = K.first_to_move(a, b) == proven
         # knowledge is asked where the search decided by it (for either question: a fact of one
         # may answer the other), or where the table does not say how the search decided
@@ -1101,7 +1095,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
         asked = ask != 0 and knowledge_asked(
             a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, True
         )
-        if asked and not settled_by_children(n, cs, ca, cb, q, proven, owner, recs):
+        if asked and not settled_by_children(n, cs, q, proven, owner):
             if s < 0 or recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
                     a, b, q, t, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
@@ -1112,14 +1106,19 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
         if owner:
             # a stone whose status decides; else a threat sequence, which decides most of the
             # positions the search proved without children (unless the table says it has none);
-            # else the child the table knows
+            # else the child the table knows, which needs every child's key
             found = decided_good_child(n, cs, q, proven)
             if found < 0 and (s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO):
-                found = sequence_child(
-                    a, b, n, ca, cb, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell,
-                    counts, sym_bytes,
+                cell = sequence_move(
+                    a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
                 )  # fmt: skip
+                for i in range(n if cell >= 0 else 0):
+                    if moves[i] == cell:
+                        found = i
+            if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:
+                key_child(w, a, b, found, t, False)
             if found < 0:
+                n = K.children_into(a, b, t, True, moves, ca, cb, cs, img)
                 found = known_good_child(n, cs, ca, cb, q, proven, recs)
             at[0] = sp
             if found < 0:
@@ -1128,12 +1127,15 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             push_move(w, out, a, b, found, st.certificate)
             sp = at[0]
         else:
+            imaged = False
             for i in range(n):
                 # a reply whose status decides it for the owner (the game over, or the owner
                 # to move completing a pattern) needs no record: a reader finds that move itself
                 if cs[i] != K.ONGOING and decided_good(cs[i], q, proven):
                     continue
                 if not K.FIRST_WON <= cs[i] <= K.DRAW:
+                    key_child(w, a, b, i, t, imaged)
+                    imaged = True
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1

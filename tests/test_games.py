@@ -428,6 +428,11 @@ def test_children(spec):
         assert m == n
         for got, want in zip(buffers, (moves, ka, kb, st)):
             assert list(got[:n]) == list(want[:n])
+        # statuses_into: every legal move in move order and its child's status, without keys
+        moves, statuses = buffers[0], buffers[3]
+        m = K.statuses_into(U64(a), U64(b), t, moves, statuses)
+        assert list(moves[:m]) == in_order
+        assert [STATE[x] for x in statuses[:m]] == [R.child_status(rg, *kids[c]) for c in in_order]
 
 
 

@@ -342,17 +342,15 @@ def child_status(first, bit, own_threats, opponent_threats, child_legal, stones_
 
 
 @njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for t's arrays at a call
-def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
-    """Write the children of an ongoing position into the given arrays, in move order.
+def statuses_into(a, b, t, moves, st):
+    """Write the legal moves of an ongoing position, in move order, and the status of the child
+    each makes (children_into's, without keys: a reader who needs the keys of a few children
+    only, as a proof's walk, makes those alone with canonical_child). Returns their number.
 
-    Returns their number n. ``moves``: the cells played; ``ka``/``kb``: the children's keys
-    (canonical with ``reduce_symmetry``, which also leaves out children that are symmetric
-    images of an earlier child, since they have the same value; else the children themselves);
     ``st``: each child's status, where an ongoing child whose player to move can win with the
     next stone is FIRST_WINS_NEXT or SECOND_WINS_NEXT: most moves that leave an opponent's
-    threat open are decided here without a search. ``img``: scratch for 2 * nsym words.
-    """
-    order, cell_images, sym_bytes, columns = t.order, t.cell_images, t.sym_bytes, t.columns
+    threat open are decided here without a search."""
+    order, columns = t.order, t.columns
     gravity = t.gravity[0] != 0
     board = t.cell_mask[0]
     avail = available_cells(a, b, board, gravity, columns)
@@ -363,37 +361,61 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
     own_threats, opponent_threats = threats_of_both(mine, theirs, t.win_masks)
     stones_after = popcount(a | b) + 1
     cap = t.disc_cap[0]
-    if reduce_symmetry:
-        images_into(a, b, sym_bytes, img)
-    repeats = reduce_symmetry and near_symmetric(img, first)
-    limit = own_key_below(img) if reduce_symmetry else ZERO
-    on_a = ~ZERO if first else ZERO
     n = 0
     for i in range(order.shape[0]):
         cell = order[i]
         bit = ONE << np.uint64(cell)
         if legal & bit == ZERO:
             continue
-        na, nb_ = (a | bit, b) if first else (a, b | bit)
-        if reduce_symmetry:
-            xa, xb, _ = canonical_child(img, cell_images[cell], on_a, limit)
-            duplicate = False
-            for j in range(n if repeats else 0):
-                if ka[j] == xa and kb[j] == xb:
-                    duplicate = True
-                    break
-            if duplicate:
-                continue
-        else:
-            xa, xb = na, nb_
         moves[n] = cell
-        ka[n] = xa
-        kb[n] = xb
         # the child's legal cells: with gravity the cell above comes free too
-        child_legal = available_cells(na, nb_, board, gravity, columns) if gravity else avail ^ bit
+        if gravity:
+            na, nb_ = (a | bit, b) if first else (a, b | bit)
+            child_legal = available_cells(na, nb_, board, gravity, columns)
+        else:
+            child_legal = avail ^ bit
         st[n] = child_status(first, bit, own_threats, opponent_threats, child_legal, stones_after, cap)
         n += 1
     return n
+
+
+@njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for t's arrays at a call
+def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
+    """Write the children of an ongoing position into the given arrays, in move order.
+
+    Returns their number n. ``moves``: the cells played; ``ka``/``kb``: the children's keys
+    (canonical with ``reduce_symmetry``, which also leaves out children that are symmetric
+    images of an earlier child, since they have the same value; else the children themselves);
+    ``st``: each child's status (statuses_into). ``img``: scratch for 2 * nsym words.
+    """
+    n = statuses_into(a, b, t, moves, st)
+    first = first_to_move(a, b)
+    if not reduce_symmetry:
+        for i in range(n):
+            bit = ONE << np.uint64(moves[i])
+            ka[i], kb[i] = (a | bit, b) if first else (a, b | bit)
+        return n
+    images_into(a, b, t.sym_bytes, img)
+    repeats = near_symmetric(img, first)
+    limit = own_key_below(img)
+    on_a = ~ZERO if first else ZERO
+    kept = 0
+    for i in range(n):
+        cell = moves[i]
+        xa, xb, _ = canonical_child(img, t.cell_images[cell], on_a, limit)
+        duplicate = False
+        for j in range(kept if repeats else 0):
+            if ka[j] == xa and kb[j] == xb:
+                duplicate = True
+                break
+        if duplicate:
+            continue
+        moves[kept] = cell
+        st[kept] = st[i]
+        ka[kept] = xa
+        kb[kept] = xb
+        kept += 1
+    return kept
 
 
 @njit(cache=True)
