@@ -17,11 +17,13 @@ the default settings: wall time, peak RSS, value, stored nodes and outer expansi
 
 With --base DIR every part runs twice, once with the pndb package of the checkout DIR (e.g. a
 temporary worktree of an older commit) and once with this one, so that one run shows before and
-after on the same machine load. (This process stays small and never imports numba: a child's
+after on the same machine load. On a shared machine whose speed swings within minutes, --rounds N
+runs part 1 N times per game, base and this in turn, and adds the median rate of each. (This process stays small and never imports numba: a child's
 peak RSS counts what it shared with its parent when forked.)
 
     python bench/inner.py                                         # part 1, default games
     python bench/inner.py --base /tmp/base --solves qango6:castle connect4:6x4 --max-seconds 300
+    python bench/inner.py --base /tmp/base --rounds 5 --games qango6       # medians of 5, in turn
 """
 
 import argparse
@@ -29,6 +31,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -168,13 +171,20 @@ def part_one(args, trees, argv):
     print(head + f" {'nodes/wall s':>12}  answer")
     passed = [arg for arg in (argv if argv is not None else sys.argv[1:])]
     for spec in args.games:
-        for name, tree in trees:
-            cmd = [sys.executable, __file__, *passed, "--measure", spec]
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=tree_env(tree)).stdout
-            for r in json.loads(out):
-                print(f"{spec:14} {name:5} {r['part']:8} {r['nodes']:>10} {r['cpu']:>7.2f} {r['wall']:>7.2f} "
-                      f"{r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f}  {r['answer']}",
-                      flush=True)  # fmt: skip
+        rates = {}  # (tree, part) -> nodes per CPU second of each round
+        for _ in range(args.rounds):
+            for name, tree in trees:
+                cmd = [sys.executable, __file__, *passed, "--measure", spec]
+                out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=tree_env(tree)).stdout
+                for r in json.loads(out):
+                    rates.setdefault((name, r["part"]), []).append(r["nodes"] / r["cpu"])
+                    print(f"{spec:14} {name:5} {r['part']:8} {r['nodes']:>10} {r['cpu']:>7.2f} {r['wall']:>7.2f} "
+                          f"{r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f}  {r['answer']}",
+                          flush=True)  # fmt: skip
+        if args.rounds > 1:
+            for (name, part), values in rates.items():
+                print(f"{spec:14} {name:5} {part:8} {'median of ' + str(len(values)):>26} "
+                      f"{statistics.median(values):>11.0f}")  # fmt: skip
 
 
 def main(argv=None):
@@ -186,6 +196,10 @@ def main(argv=None):
     ap.add_argument("--table-mb", type=float, default=256)
     ap.add_argument("--knowledge", action="store_true", help="part 1 with knowledge, as in `pndb solve`")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--rounds", type=int, default=1,
+        help="part 1 this many times per game, the trees taking turns, and each rate's median",
+    )  # fmt: skip
     ap.add_argument("--base", type=Path, help="a checkout to measure too, as 'before'")
     ap.add_argument("--solves", nargs="*", default=[], help="games for part 2 (pndb solve)")
     ap.add_argument("--max-seconds", type=float, default=300.0, help="cap per solve of part 2")

@@ -1290,9 +1290,10 @@ class InnerSolver:
             self.pair_budget, self.pair_budget,
             min(int(job.th_pn), int(INF)), min(int(job.th_dn), int(INF)),
         )  # fmt: skip
-        self.count_knowledge(q)
-        self.nodes += int(work[:count].sum())
-        records, used = (int(x) for x in out.used)
+        if self.pair_budget != 0:  # without knowledge there are no tries to count
+            self.count_knowledge(q)
+        self.nodes += sum(work[:count].tolist())
+        records, used = out.used.tolist()
         proofs = ProofRecords(
             key_a=out.key_a[:records], key_b=out.key_b[:records], move=out.move[:records],
             question=np.full(records, q, np.int64), proven=owner[:records],
