@@ -963,7 +963,7 @@ class ProofWalk(NamedTuple):
     ca: np.ndarray  # uint64[64]: the keys of its children (only those key_child made; all at a stop)
     cb: np.ndarray
     cs: np.ndarray  # int64[64]: their statuses
-    img: np.ndarray  # uint64[2 * nsym]: scratch for key_child and K.children_into
+    img: np.ndarray  # uint64[2 * nsym]: scratch for key_child and K.keys_into
 
 
 @nb.njit(cache=True)
@@ -1118,7 +1118,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:
                 key_child(w, a, b, found, t, False)
             if found < 0:
-                n = K.children_into(a, b, t, True, moves, ca, cb, cs, img)
+                n = K.keys_into(a, b, t, n, moves, ca, cb, cs, img)
                 found = known_good_child(n, cs, ca, cb, q, proven, recs)
             at[0] = sp
             if found < 0:

@@ -389,12 +389,21 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
     ``st``: each child's status (statuses_into). ``img``: scratch for 2 * nsym words.
     """
     n = statuses_into(a, b, t, moves, st)
-    first = first_to_move(a, b)
     if not reduce_symmetry:
+        first = first_to_move(a, b)
         for i in range(n):
             bit = ONE << np.uint64(moves[i])
             ka[i], kb[i] = (a | bit, b) if first else (a, b | bit)
         return n
+    return keys_into(a, b, t, n, moves, ka, kb, st, img)
+
+
+@njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for t's arrays at a call
+def keys_into(a, b, t, n, moves, ka, kb, st, img):
+    """children_into's second half: from the n moves and statuses of statuses_into, write the
+    children's canonical keys, leaving out (moves and statuses too) each child that is a
+    symmetric image of an earlier one. Returns the number kept."""
+    first = first_to_move(a, b)
     images_into(a, b, t.sym_bytes, img)
     repeats = near_symmetric(img, first)
     limit = own_key_below(img)
