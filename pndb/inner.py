@@ -934,18 +934,6 @@ def sequence_move(a, b, threat_depth, levels, tried, board, forbidden, cap, win_
     )
 
 
-@nb.njit(cache=True, _nrt=False)
-def key_child(w, a, b, i, t, imaged):
-    """Write into w.ca[i], w.cb[i] the canonical key of the child w.moves[i] of (a, b), a
-    position that is its own key: the walk makes the keys of the children it pushes only.
-    ``imaged``: w.img holds the images of (a, b) already (a key_child of an earlier child)."""
-    if not imaged:
-        K.images_into(a, b, t.sym_bytes, w.img)
-    on_a = EMPTY if K.first_to_move(a, b) else K.ZERO
-    limit = K.own_key_below(w.img)
-    w.ca[i], w.cb[i], _ = K.canonical_child(w.img, t.cell_images[w.moves[i]], on_a, limit)
-
-
 WALK_DONE = 0  # walk_proof's answers: every position of the proof is read,
 WALK_ROOM = 1  # the record buffers or the set of positions read must grow first,
 WALK_SEARCH = 2  # the owner's position it stopped at has no winning child the table knows
@@ -960,10 +948,10 @@ class ProofWalk(NamedTuple):
     at: np.ndarray  # int64[2]: the stack's size; the number of children of the position stopped at
     stopped: np.ndarray  # uint64[2]: the position walk_proof stopped at (WALK_SEARCH)
     moves: np.ndarray  # int64[64]: the moves of the position read last (K.statuses_into)
-    ca: np.ndarray  # uint64[64]: the keys of its children (only those key_child made; all at a stop)
+    ca: np.ndarray  # uint64[64]: the keys of its children (those walked on; all at a stop)
     cb: np.ndarray
     cs: np.ndarray  # int64[64]: their statuses
-    img: np.ndarray  # uint64[2 * nsym]: scratch for key_child and K.keys_into
+    img: np.ndarray  # uint64[2 * nsym]: scratch for K.key_images
 
 
 @nb.njit(cache=True)
@@ -1064,7 +1052,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
     cert = st.certificate
     gravity = t.gravity[0] != 0
     threat_depth = 0 if gravity else st.threat_depth[0]
-    levels, tried = st.seq_levels, st.seq_tried
+    levels, tried, sym_bytes, cell_images = st.seq_levels, st.seq_tried, t.sym_bytes, t.cell_images
     board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
     win_masks, by_cell, counts = t.win_masks, t.masks_by_cell, t.mask_counts
     sp = at[0]
@@ -1115,8 +1103,9 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
                 for i in range(n if cell >= 0 else 0):
                     if moves[i] == cell:
                         found = i
-            if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:
-                key_child(w, a, b, found, t, False)
+            if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:  # the child walked on: its key
+                on_a, limit = K.key_images(a, b, sym_bytes, img)
+                ca[found], cb[found], _ = K.canonical_child(img, cell_images[moves[found]], on_a, limit)
             if found < 0:
                 n = K.keys_into(a, b, t, n, moves, ca, cb, cs, img)
                 found = known_good_child(n, cs, ca, cb, q, proven, recs)
@@ -1127,15 +1116,18 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             push_move(w, out, a, b, found, st.certificate)
             sp = at[0]
         else:
-            imaged = False
+            imaged = False  # the keys of the replies walked on, from the images made once
+            on_a = limit = K.ZERO
             for i in range(n):
                 # a reply whose status decides it for the owner (the game over, or the owner
                 # to move completing a pattern) needs no record: a reader finds that move itself
                 if cs[i] != K.ONGOING and decided_good(cs[i], q, proven):
                     continue
                 if not K.FIRST_WON <= cs[i] <= K.DRAW:
-                    key_child(w, a, b, i, t, imaged)
-                    imaged = True
+                    if not imaged:
+                        on_a, limit = K.key_images(a, b, sym_bytes, img)
+                        imaged = True
+                    ca[i], cb[i], _ = K.canonical_child(img, cell_images[moves[i]], on_a, limit)
                     stack_a[sp] = ca[i]
                     stack_b[sp] = cb[i]
                     sp += 1

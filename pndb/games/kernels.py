@@ -130,6 +130,14 @@ def own_key_below(img):
 
 
 @njit(cache=True, inline="always")
+def key_images(a, b, sym_bytes, img):
+    """Write the images of a position that is its own key into ``img`` (images_into) and return
+    what canonical_child takes besides them for each of its children: (on_a, limit)."""
+    images_into(a, b, sym_bytes, img)
+    return (~ZERO if first_to_move(a, b) else ZERO), own_key_below(img)
+
+
+@njit(cache=True, inline="always")
 def canonical_child(img, sym, on_a, limit):
     """(key_a, key_b, s): the canonical key of a child and the symmetry s mapping the child to
     it, from its parent's images (images_into) and the images sym[s] of the new stone's bit:
@@ -403,11 +411,8 @@ def keys_into(a, b, t, n, moves, ka, kb, st, img):
     """children_into's second half: from the n moves and statuses of statuses_into, write the
     children's canonical keys, leaving out (moves and statuses too) each child that is a
     symmetric image of an earlier one. Returns the number kept."""
-    first = first_to_move(a, b)
-    images_into(a, b, t.sym_bytes, img)
-    repeats = near_symmetric(img, first)
-    limit = own_key_below(img)
-    on_a = ~ZERO if first else ZERO
+    on_a, limit = key_images(a, b, t.sym_bytes, img)
+    repeats = near_symmetric(img, on_a != ZERO)
     kept = 0
     for i in range(n):
         cell = moves[i]
