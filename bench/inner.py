@@ -77,7 +77,9 @@ def searcher(game, budget, table_mb, knowledge=False):
     """search(keys_a, keys_b, q, budget) -> (pn, dn) with whichever inner API the checkout has."""
     from pndb import inner
 
-    solver = inner.InnerSolver(game, budget, table_mb, knowledge=knowledge)
+    # a checkout from before knowledge took no such argument (and had none to ask)
+    extra = dict(knowledge=True) if knowledge else {}
+    solver = inner.InnerSolver(game, budget, table_mb, **extra)
     if hasattr(inner, "InnerJob"):
 
         def search(ka, kb, q, budget):
@@ -104,7 +106,9 @@ def repeated(game, args, budget, questions):
         solver, search = searcher(game, budget, args.table_mb, args.knowledge)
         # a new table's pages are backed by the OS here, outside the timing, as a solve's one table
         # is once (backing 2 MB of fresh pages took a tenth of a qango6 start search)
-        solver.table.recs.fill(0)
+        # (a checkout from before the one-array table filled its arrays when it made them)
+        if hasattr(solver.table, "recs"):
+            solver.table.recs.fill(0)
         c0, w0 = time.process_time(), time.perf_counter()
         answer = questions(search)
         cpu += time.process_time() - c0
