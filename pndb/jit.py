@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 _interpreted = False
+_interpreting = False  # a kernel runs as Python (errstate set once, by the outermost)
 _realised = False
 _cache_set = False
 
@@ -68,9 +69,16 @@ class Kernel:
         self.dispatcher = None
 
     def __call__(self, *args):
+        global _interpreting
         if _interpreted:
-            with np.errstate(over="ignore"):  # uint64 arithmetic wraps, as compiled
+            if _interpreting:  # called by a kernel: the outermost call has set the error state
                 return self.py_func(*args)
+            _interpreting = True
+            try:
+                with np.errstate(over="ignore"):  # uint64 arithmetic wraps, as compiled
+                    return self.py_func(*args)
+            finally:
+                _interpreting = False
         realise()
         return self.compiled()(*args)
 

@@ -17,6 +17,7 @@ once a second. It installs no signal handlers and prints nothing: the caller pas
 ``should_stop`` and ``on_progress`` and owns signals and formatting.
 """
 
+import functools
 import gc
 import heapq
 import time
@@ -37,6 +38,7 @@ GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base bu
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
 QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts at most this long (Search.start_inner)
 QUICK_EXPANSIONS = 200  # and this many expansions (tictactoe needs 49, connect4:4x4 thousands)
+CHILDREN_MEMO = 1024  # positions whose children a Search keeps at hand (the least recently used go)
 FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
 
 
@@ -114,7 +116,13 @@ class Search:
     def first(self, key):
         return self.game.first_to_move(self.game.position(key))
 
-    def children(self, key):
+    def __post_init__(self):
+        # select() walks the same upper nodes at every step and update() goes back over them:
+        # a position's children, a function of its key, are made once while they stay in use
+        # (a solve of tictactoe, its kernels run as Python, made 350 for 49 expansions)
+        self.children = functools.lru_cache(maxsize=CHILDREN_MEMO)(self.children_of)
+
+    def children_of(self, key):
         return self.game.children(self.game.position(key))
 
     def ensure_root(self, key):
