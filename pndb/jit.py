@@ -62,9 +62,10 @@ class Kernel:
     """A kernel before numba is loaded: calling it runs it (as Python under :func:`interpret`,
     else compiled, after :func:`realise`)."""
 
-    def __init__(self, py_func, options):
+    def __init__(self, py_func, options, python=None):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
+        self.python = python or py_func  # what runs when interpreted
         self.options = options
         self.dispatcher = None
 
@@ -72,11 +73,11 @@ class Kernel:
         global _interpreting
         if _interpreted:
             if _interpreting:  # called by a kernel: the outermost call has set the error state
-                return self.py_func(*args)
+                return self.python(*args)
             _interpreting = True
             try:
                 with np.errstate(over="ignore"):  # uint64 arithmetic wraps, as compiled
-                    return self.py_func(*args)
+                    return self.python(*args)
             finally:
                 _interpreting = False
         realise()
@@ -89,13 +90,15 @@ class Kernel:
         return self.dispatcher
 
 
-def njit(**options):
-    """numba.njit(**options), deferred while numba is not loaded."""
+def njit(python=None, **options):
+    """numba.njit(**options), deferred while numba is not loaded. ``python``: a function that
+    gives the same answers in plain Python faster than the kernel's own code run as Python (a
+    few primitives whose numpy-scalar arithmetic Python runs slowly), used when interpreted."""
 
     def declare(py_func):
         if "numba" in sys.modules:
             return load_numba().njit(**options)(py_func)
-        return Kernel(py_func, options)
+        return Kernel(py_func, options, python)
 
     return declare
 

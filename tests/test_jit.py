@@ -69,6 +69,22 @@ def test_interpreted_kernels_agree_with_compiled():
         assert python[spec] == compiled[spec], spec
 
 
+def test_interpreted_popcount_counts_as_compiled():
+    """Interpreted kernels count bits with int.bit_count (jit.njit's ``python``), compiled ones
+    with the kernel's own arithmetic: both as a count of the binary digits says."""
+    import numpy as np
+
+    from pndb.games import kernels as K
+
+    rng = np.random.default_rng(5)
+    values = [0, 1, 2**63, 2**64 - 1] + rng.integers(0, 2**64, 2000, dtype=np.uint64, endpoint=False).tolist()
+    with np.errstate(over="ignore"):  # the kernel's own code run as Python, as interpreted
+        for v in values:
+            x = np.uint64(v)
+            assert K.bit_count(x) == K.popcount(x) == K.popcount.py_func(x) == bin(v).count("1"), v
+            assert type(K.bit_count(x)) is type(K.popcount.py_func(x))
+
+
 def test_show_does_not_load_numba():
     done = python_run(
         "import sys\n"

@@ -52,7 +52,13 @@ Tables = namedtuple(
 )
 
 
-@njit(cache=True, inline="always")
+def bit_count(x):
+    """popcount in plain Python, for interpreted kernels: a tenth of the time of its numpy-scalar
+    arithmetic (a quick-started tictactoe counts bits some 3,500 times)."""
+    return np.int64(int(x).bit_count())
+
+
+@njit(cache=True, inline="always", python=bit_count)
 def popcount(x):
     """Number of set bits of a uint64."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
