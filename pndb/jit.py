@@ -7,9 +7,10 @@ replaces every Kernel in every loaded module by its numba dispatcher (:func:`rea
 that compiled code only ever meets compiled code. Once numba is loaded, :func:`njit` is
 numba's own. A process that evaluates only a handful of positions may call
 :func:`interpret` first: its kernels then run as the plain Python they are written in (the
-same code, so the same rules), and numba is never imported; a solve of a small game does so for
-its first moment (pndb.search.QUICK_SECONDS) and calls ``interpret(False)`` when it needs its
-inner solver.
+same code, so the same rules; a primitive such as a bit count may name a plain-Python stand-in,
+njit's ``python``, tested to agree with it), and numba is never imported; a solve of a small
+game does so for its first moment (pndb.search.QUICK_SECONDS) and calls ``interpret(False)``
+when it needs its inner solver.
 
 numba's on-disk cache checks only the source file of the function it caches, but a cached
 kernel holds the machine code of every kernel it calls, from other files too: after a change
