@@ -1103,6 +1103,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
                 for i in range(n if cell >= 0 else 0):
                     if moves[i] == cell:
                         found = i
+                        break
             if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:  # the child walked on: its key
                 on_a, limit = K.key_images(a, b, sym_bytes, img)
                 ca[found], cb[found], _ = K.canonical_child(img, cell_images[moves[found]], on_a, limit)

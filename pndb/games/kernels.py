@@ -404,10 +404,8 @@ def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
     """
     n = statuses_into(a, b, t, moves, st)
     if not reduce_symmetry:
-        first = first_to_move(a, b)
         for i in range(n):
-            bit = ONE << np.uint64(moves[i])
-            ka[i], kb[i] = (a | bit, b) if first else (a, b | bit)
+            ka[i], kb[i] = play(a, b, moves[i])
         return n
     return keys_into(a, b, t, n, moves, ka, kb, st, img)
 
