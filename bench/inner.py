@@ -18,7 +18,8 @@ the default settings: wall time, peak RSS, value, stored nodes and outer expansi
 With --base DIR every part runs twice, once with the pndb package of the checkout DIR (e.g. a
 temporary worktree of an older commit) and once with this one, so that one run shows before and
 after on the same machine load. On a shared machine whose speed swings within minutes, --rounds N
-runs part 1 N times per game, base and this in turn, and adds the median rate of each. (This process stays small and never imports numba: a child's
+runs part 1 N times per game, base and this in turn, and adds the median rate of each and
+the median of the rounds' this/base ratios. (This process stays small and never imports numba: a child's
 peak RSS counts what it shared with its parent when forked.)
 
     python bench/inner.py                                         # part 1, default games
@@ -189,6 +190,13 @@ def part_one(args, trees, argv):
             for (name, part), values in rates.items():
                 print(f"{spec:14} {name:5} {part:8} {'median of ' + str(len(values)):>26} "
                       f"{statistics.median(values):>11.0f}")  # fmt: skip
+            # each round's two runs are minutes apart at most: their ratio is steadier than
+            # either median when the machine's speed changes between rounds
+            for part in ("start", "midgame"):
+                if ("base", part) in rates:
+                    ratios = [t / b for b, t in zip(rates[("base", part)], rates[("this", part)])]
+                    print(f"{spec:14} this/base {part:8} {'median ratio of ' + str(len(ratios)):>22} "
+                          f"{statistics.median(ratios):>11.2f}")  # fmt: skip
 
 
 def main(argv=None):
