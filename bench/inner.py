@@ -19,8 +19,8 @@ With --base DIR every part runs twice, once with the pndb package of the checkou
 temporary worktree of an older commit) and once with this one, so that one run shows before and
 after on the same machine load. On a shared machine whose speed swings within minutes, --rounds N
 runs part 1 N times per game, base and this in turn, and adds the median rate of each and
-the median of the rounds' this/base ratios. (This process stays small and never imports numba: a child's
-peak RSS counts what it shared with its parent when forked.)
+the median of the rounds' this/base ratios. (This process stays small and never imports numba:
+a child's peak RSS counts what it shared with its parent when forked.)
 
     python bench/inner.py                                         # part 1, default games
     python bench/inner.py --base /tmp/base --solves qango6:castle connect4:6x4 --max-seconds 300
