@@ -2,7 +2,7 @@
 
 Part 1, one subprocess per game: inner nodes per second (CPU time of the process, and wall time,
 which a shared machine stretches), after a warm-up search outside the timing:
-  start    the start position, q0 then q1 if q0 is disproven, up to --start-nodes nodes (a
+  start    the start position, q0 then q1 if q0 is disproven (--only-q0: q0), up to --start-nodes nodes (a
            start solved in less than half a second is solved again, with a new table whose
            memory the OS has backed before the timing, until the searches add up to that: the
            answer says how many times);
@@ -138,7 +138,7 @@ def measure(spec, args):
         for q in (0, 1):
             pn, dn = search(start, start, q, args.start_nodes)
             answers.append("proven" if pn[0] == 0 else "disproven" if dn[0] == 0 else "open")
-            if answers[-1] != "disproven":
+            if answers[-1] != "disproven" or args.only_q0:
                 break
         return "/".join(answers)
 
@@ -206,6 +206,10 @@ def main(argv=None):
     ap.add_argument("--positions", type=int, default=200, help="random mid-game positions per game")
     ap.add_argument("--budget", type=int, default=10_000, help="nodes per mid-game position and question")
     ap.add_argument("--table-mb", type=float, default=256)
+    ap.add_argument(
+        "--only-q0", action="store_true",
+        help="the start part asks q0 alone (with a small --table-mb, a long search that fills the table)",
+    )  # fmt: skip
     ap.add_argument("--knowledge", action="store_true", help="part 1 with knowledge, as in `pndb solve`")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(

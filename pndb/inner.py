@@ -81,9 +81,12 @@ decide for. With knowledge, games without gravity also drop moves on dead cells
 extraction still reads every reply of the defending side.
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
-facts with work together, two entries to a cache line), probed in one aligned window of WINDOW
-entries and replaced by least work. Facts (what is proven of the value) serve both questions:
-proven >= first-wins implies proven >= draw; disproven >= draw implies disproven >= first-wins.
+facts with work together), probed in one aligned window of WINDOW entries, a cache line, and
+replaced by least work: a child's probe is one prefetched line. (With windows of two lines,
+four entries, disproving mnk:5,5,4's first-player win in a 16 MB table took 16% more nodes and
+17% more time: bench/inner.py --games mnk:5,5,4 --only-q0 --table-mb 16 --start-nodes
+100000000.) Facts (what is proven of the value) serve both questions: proven >= first-wins
+implies proven >= draw; disproven >= draw implies disproven >= first-wins.
 It starts at 2 MB and grows fourfold once half full, up to its limit (--inner-mb), so that
 memory follows what the search stores (the OS backs a table's pages in 2 MB pieces, so a table
 touched at random is soon resident in full).
@@ -112,7 +115,7 @@ INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 3
 NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached
 EPS = 0.25
 MAX_DEPTH = 65
-WINDOW = 4  # entries probed per key: one aligned block of two cache lines
+WINDOW = 2  # entries probed per key: one aligned cache line (a table is aligned to cache lines)
 ENTRY_BYTES = 32
 INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
 KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
@@ -656,7 +659,6 @@ def search_frames(
                             continue
                     home = home_block(best_a, best_b, recs.shape[0] - 1)
                     prefetch(recs, home)
-                    prefetch(recs, home + 2)
                     made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
                     reply = 1  # the opponent's non-losing replies the child starts with
                     if gravity:
