@@ -19,8 +19,10 @@ With --base DIR every part runs twice, once with the pndb package of the checkou
 temporary worktree of an older commit) and once with this one, so that one run shows before and
 after on the same machine load. On a shared machine whose speed swings within minutes, --rounds N
 runs part 1 N times per game, base and this in turn, and adds the median rate of each and
-the median of the rounds' this/base ratios. (This process stays small and never imports numba:
-a child's peak RSS counts what it shared with its parent when forked.)
+the median of the rounds' this/base ratios. "best run/s" is the fastest single run of a part
+(a start solved again and again has many; the slower runs measure the machine's other load).
+(This process stays small and never imports numba: a child's peak RSS counts what it shared
+with its parent when forked.)
 
     python bench/inner.py                                         # part 1, default games
     python bench/inner.py --base /tmp/base --solves qango6:castle connect4:6x4 --max-seconds 300
@@ -100,9 +102,12 @@ def searcher(game, budget, table_mb, knowledge=False):
 def repeated(game, args, budget, questions):
     """Time ``questions(search)`` (its answer a string) with a new solver and table, again until
     the runs add up to START_SECONDS of CPU time: a search solved in milliseconds is searched
-    again, from scratch. A result row's nodes, cpu, wall and answer (the last, and the runs)."""
+    again, from scratch. A result row's nodes, cpu, wall, answer (the last, and the runs) and
+    best: the fastest run's nodes per CPU second (as timeit's minimum: on a shared machine the
+    slower runs measure the neighbours too)."""
     nodes = runs = 0
     cpu = wall = 0.0
+    best = 0.0
     while cpu < START_SECONDS:
         solver, search = searcher(game, budget, args.table_mb, args.knowledge)
         # a new table's pages are backed by the OS here, outside the timing, as a solve's one table
@@ -112,11 +117,14 @@ def repeated(game, args, budget, questions):
             solver.table.recs.fill(0)
         c0, w0 = time.process_time(), time.perf_counter()
         answer = questions(search)
-        cpu += time.process_time() - c0
+        spent = time.process_time() - c0
+        cpu += spent
         wall += time.perf_counter() - w0
         nodes += solver.nodes
+        best = max(best, solver.nodes / max(spent, 1e-9))
         runs += 1
-    return dict(nodes=nodes, cpu=cpu, wall=wall, answer=answer + (f" (x{runs})" if runs > 1 else ""))
+    answer += f" (x{runs})" if runs > 1 else ""
+    return dict(nodes=nodes, cpu=cpu, wall=wall, best=best, answer=answer)
 
 
 def measure(spec, args):
@@ -173,23 +181,26 @@ def part_one(args, trees, argv):
           f"{args.table_mb:g} MB table; knowledge {'on' if args.knowledge else 'off'}; "
           f"{os.cpu_count()} CPUs")  # fmt: skip
     head = f"{'game':14} {'tree':5} {'part':8} {'nodes':>10} {'cpu s':>7} {'wall s':>7} {'nodes/cpu s':>11}"
-    print(head + f" {'nodes/wall s':>12}  answer")
+    print(head + f" {'nodes/wall s':>12} {'best run/s':>11}  answer")
     passed = [arg for arg in (argv if argv is not None else sys.argv[1:])]
     for spec in args.games:
         rates = {}  # (tree, part) -> nodes per CPU second of each round
+        bests = {}  # ... and the fastest run's of each round
         for _ in range(args.rounds):
             for name, tree in trees:
                 cmd = [sys.executable, __file__, *passed, "--measure", spec]
                 out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=tree_env(tree)).stdout
                 for r in json.loads(out):
                     rates.setdefault((name, r["part"]), []).append(r["nodes"] / r["cpu"])
-                    print(f"{spec:14} {name:5} {r['part']:8} {r['nodes']:>10} {r['cpu']:>7.2f} {r['wall']:>7.2f} "
-                          f"{r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f}  {r['answer']}",
-                          flush=True)  # fmt: skip
+                    bests.setdefault((name, r["part"]), []).append(r["best"])
+                    print(f"{spec:14} {name:5} {r['part']:8} {r['nodes']:>10} {r['cpu']:>7.2f} "
+                          f"{r['wall']:>7.2f} {r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f} {r['best']:>11.0f}  "
+                          f"{r['answer']}", flush=True)  # fmt: skip
         if args.rounds > 1:
             for (name, part), values in rates.items():
                 print(f"{spec:14} {name:5} {part:8} {'median of ' + str(len(values)):>26} "
-                      f"{statistics.median(values):>11.0f}")  # fmt: skip
+                      f"{statistics.median(values):>11.0f} {'best run of all':>12} "
+                      f"{max(bests[name, part]):>11.0f}")  # fmt: skip
             # each round's two runs are minutes apart at most: their ratio is steadier than
             # either median when the machine's speed changes between rounds
             for part in ("start", "midgame"):
