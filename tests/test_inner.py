@@ -327,8 +327,8 @@ def test_one_node_sees_threats(spec):
 def test_small_budget_is_sound_and_bounded(spec, budget):
     """With a tiny budget the solver may not answer, but what it answers is right, and it
     searches at most its budget per position. (A solved position's work also counts reading
-    its proof, which searches again where the table has replaced part of it: the 1 MB table
-    does. An open position's work is its search alone.)"""
+    its proof, which searches again where the table has replaced part of it. An open
+    position's work is its search alone.)"""
     game = load_game(spec)
     if spec == "connect4:5x4":
         positions = [(a, b) for a, b, _ in connect4_5x4_sample()]
