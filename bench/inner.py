@@ -189,13 +189,14 @@ def part_one(args, trees, argv):
         for _ in range(args.rounds):
             for name, tree in trees:
                 cmd = [sys.executable, __file__, *passed, "--measure", spec]
-                out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=tree_env(tree)).stdout
+                env = tree_env(tree)
+                out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
                 for r in json.loads(out):
                     rates.setdefault((name, r["part"]), []).append(r["nodes"] / r["cpu"])
                     bests.setdefault((name, r["part"]), []).append(r["best"])
                     print(f"{spec:14} {name:5} {r['part']:8} {r['nodes']:>10} {r['cpu']:>7.2f} "
-                          f"{r['wall']:>7.2f} {r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f} {r['best']:>11.0f}  "
-                          f"{r['answer']}", flush=True)  # fmt: skip
+                          f"{r['wall']:>7.2f} {r['nodes'] / r['cpu']:>11.0f} {r['nodes'] / r['wall']:>12.0f} "
+                          f"{r['best']:>11.0f}  {r['answer']}", flush=True)  # fmt: skip
         if args.rounds > 1:
             for (name, part), values in rates.items():
                 print(f"{spec:14} {name:5} {part:8} {'median of ' + str(len(values)):>26} "
