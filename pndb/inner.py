@@ -52,18 +52,24 @@ qango6:castle 57 -> 15 s, qango6:tournament 221 -> 100 s, qango7plus:tournament 
 qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4 12 -> 10 s, mnk:7,7,5 the same (5.1 s);
 mnk:8,8,5 (unsolved) searches about a fifth fewer inner nodes a second.
 
-With gravity (Connect Four) children are ordered by threats (the mover's patterns the stone
+A child the table does not know yet starts with the mover's number (the one its player to move
+sums) at its estimated replies, the other number at 1: its legal moves (mobility), so that a
+position is not expanded only to learn how many moves it has. With gravity (Connect Four) the
+replies are only the mover's threats playable in the child when there are any (every other
+reply loses at once), and children are ordered by threats (the mover's patterns the stone
 brings to one stone from completion, counted twice, plus the opponent's patterns it takes from
-two missing), ties in the game's static order, and a child the table does not know yet starts
-with the mover's number (the one its player to move sums) at its estimated replies: the mover's
-threats playable in the child when there are any (every other reply loses at once), else every
-available cell; the other number at 1. Forcing moves are so searched first, as in a threat-space
-search. Starting numbers are only numbers: a position is decided by facts alone, so they change
-no answer. Without gravity both were measured (bench/inner.py) and left out: nearly every stone
-makes a threat in Qango 6 and mnk:5,5,4; with the starting numbers too the inner search solved
-fewer random Qango 6 positions (377 of 400 instead of 391), and the order alone solved a few
-more (393, and 326 instead of 319 for mnk:5,5,4) but tripled the expansions of a whole
-qango6:castle solve (9 to 28).
+two missing), ties in the game's static order: forcing moves are so searched first, as in a
+threat-space search. Starting numbers are only numbers: a position is decided by facts alone,
+so they change no answer. Without gravity the threat order and the forced replies were measured
+(bench/inner.py) and left out: nearly every stone makes a threat in Qango 6 and mnk:5,5,4; with
+forced replies the inner search solved fewer random Qango 6 positions (377 of 400 instead of
+391), and the order alone solved a few more (393, and 326 instead of 319 for mnk:5,5,4) but
+tripled the expansions of a whole qango6:castle solve (9 to 28). Mobility against (1, 1) without
+gravity: the qango6 start took 1,700 nodes instead of 4,165; disproving mnk:5,5,4's first-player
+win in a 256 MB table 7.1 M nodes in 8.8 s instead of 21.1 M in 19.8 s; 346 of 400 random
+mnk:5,5,4 questions solved in 10,000 nodes instead of 323 (Qango 6: 394 instead of 393). Half
+or a quarter of the mobility took fewer nodes on the qango6 start (495, 434) but more on the
+disproof (11.4 M, 16.0 M).
 
 Knowledge (with ``knowledge``): at each position it expands and each it reads a proof from, the
 search asks the game's certificate evaluator, compiled: pairing strategies without gravity,
@@ -660,17 +666,18 @@ def search_frames(
                     home = home_block(best_a, best_b, recs.shape[0] - 1)
                     prefetch(recs, home)
                     made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
-                    reply = 1  # the opponent's non-losing replies the child starts with
+                    reply = K.popcount(child_avail)  # the replies the child starts with: its legal moves
                     if gravity:
                         makes = K.makers_at(mine, theirs, cell, masks_by_cell, mask_counts)
                         made = 2 * makes + K.makers_at(theirs, mine, cell, masks_by_cell, mask_counts)
-                        # the replies, estimated: the mover's playable threats after the stone (when
-                        # any, every other reply loses at once), else every available cell
+                        # with gravity the replies are the mover's threats playable after the stone
+                        # when it has any: every other reply loses at once
                         forcing = own_threats & up_bit[cell]
                         if makes > 0:
                             made_threats = K.threats_made(mine, theirs, cell, masks_by_cell, mask_counts)
                             forcing |= made_threats & child_avail
-                        reply = K.popcount(forcing) if forcing != K.ZERO else K.popcount(child_avail)
+                        if forcing != K.ZERO:
+                            reply = K.popcount(forcing)
                     j = n
                     while j > 0 and st_score[j - 1] < made:
                         st_score[j] = st_score[j - 1]
@@ -690,7 +697,7 @@ def search_frames(
             st_n[depth] = n
         n = st_n[depth]
         # a child the table does not know starts with the mover's number (the one the child's
-        # player sums) at its estimated replies, the other at 1: forcing moves come first.
+        # player sums) at its estimated replies, the other at 1 (module docstring).
         # OR node (first player moves): pn = min, dn = sum; AND node: the other way round. A
         # child's "near" number is the one minimised at this node, its "far" number the one summed.
         lo = 0 if st_last[depth] < 0 else st_last[depth]
