@@ -52,23 +52,23 @@ qango6:castle 57 -> 15 s, qango6:tournament 221 -> 100 s, qango7plus:tournament 
 qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4 12 -> 10 s, mnk:7,7,5 the same (5.1 s);
 mnk:8,8,5 (unsolved) searches about a fifth fewer inner nodes a second.
 
-A child the table does not know yet starts with the mover's number (the one its player to move
-sums) at its estimated replies, the other number at 1: its legal moves (mobility), so that a
-position is not expanded only to learn how many moves it has. With gravity (Connect Four) the
-replies are only the mover's threats playable in the child when there are any (every other
-reply loses at once), and children are ordered by threats (the mover's patterns the stone
-brings to one stone from completion, counted twice, plus the opponent's patterns it takes from
-two missing), ties in the game's static order: forcing moves are so searched first, as in a
-threat-space search. Starting numbers are only numbers: a position is decided by facts alone,
-so they change no answer. Without gravity the threat order and the forced replies were measured
+A child the table does not know yet starts with the number its player to move sums at the
+child's estimated replies, and the other number at 1. The estimate is the child's legal moves
+(mobility), so that a position is not expanded only to learn how many moves it has; with gravity
+(Connect Four) it is the mover's threats playable in the child when there are any (every other
+reply loses at once). With gravity children are ordered by threats (the mover's patterns the
+stone brings to one stone from completion, counted twice, plus the opponent's patterns it takes
+from two missing), ties in the game's static order: forcing moves are so searched first, as in a
+threat-space search. Starting numbers are only numbers: a position is decided by facts alone, so
+they change no answer. Without gravity the threat order and the forced replies were measured
 (bench/inner.py) and left out: nearly every stone makes a threat in Qango 6 and mnk:5,5,4; with
 forced replies the inner search solved fewer random Qango 6 positions (377 of 400 instead of
 391), and the order alone solved a few more (393, and 326 instead of 319 for mnk:5,5,4) but
 tripled the expansions of a whole qango6:castle solve (9 to 28). Mobility against (1, 1) without
 gravity: the qango6 start took 1,700 nodes instead of 4,165; disproving mnk:5,5,4's first-player
 win in a 256 MB table 7.1 M nodes in 8.8 s instead of 21.1 M in 19.8 s; 346 of 400 random
-mnk:5,5,4 questions solved in 10,000 nodes instead of 323 (Qango 6: 394 instead of 393). Half
-or a quarter of the mobility took fewer nodes on the qango6 start (495, 434) but more on the
+mnk:5,5,4 questions solved in 10,000 nodes instead of 323 (Qango 6: 394 instead of 393). Half or
+a quarter of the mobility took fewer nodes on the qango6 start (495, 434) but more on the
 disproof (11.4 M, 16.0 M).
 
 Knowledge (with ``knowledge``): at each position it expands and each it reads a proof from, the
