@@ -611,7 +611,7 @@ def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16, scheme="fo
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize(
-    "spec, inner_nodes, value", [("qango6", 30, "first-wins"), ("connect4:5x4", 100, "draw")]
+    "spec, inner_nodes, value", [("qango6", 100, "first-wins"), ("connect4:5x4", 100, "draw")]
 )
 def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value, scheme):
     """After a solve from the start, every proof record's moves form complete strategies."""
