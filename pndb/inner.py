@@ -375,7 +375,7 @@ def entry_numbers(meta, nums, q):
     return np.int64(nums & LOW32), np.int64(nums >> np.uint64(32))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def entry_work(recs, ka, kb):
     """The work recorded in the table for (ka, kb); 0 when it is not there."""
     s = find(recs, ka, kb)
@@ -532,7 +532,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     that a loop may reassign costs an atomic reference count increment and decrement at every
     use: with the table grown inside the frame loop, each child's table read paid two.)
     """
-    K.images_into(ka, kb, t.sym_bytes, st.img[0])
+    K.images_into(ka, kb, t.sym_bytes, t.cell_images, st.img[0])
     st.avail[0] = K.available(ka, kb, t)
     st.key_a[0] = ka
     st.key_b[0] = kb
@@ -1114,7 +1114,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
                         found = i
                         break
             if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:  # the child walked on: its key
-                on_a, limit = K.key_images(a, b, sym_bytes, img)
+                on_a, limit = K.key_images(a, b, sym_bytes, cell_images, img)
                 ca[found], cb[found], _ = K.canonical_child(img, cell_images[moves[found]], on_a, limit)
             if found < 0:
                 n = K.keys_into(a, b, t, n, moves, ca, cb, cs, img)
@@ -1135,7 +1135,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
                     continue
                 if not K.FIRST_WON <= cs[i] <= K.DRAW:
                     if not imaged:
-                        on_a, limit = K.key_images(a, b, sym_bytes, img)
+                        on_a, limit = K.key_images(a, b, sym_bytes, cell_images, img)
                         imaged = True
                     ca[i], cb[i], _ = K.canonical_child(img, cell_images[moves[i]], on_a, limit)
                     stack_a[sp] = ca[i]
@@ -1167,8 +1167,9 @@ def run_job(
     each one's proof as soon as it is solved; stop after the first proven (or disproven) one
     when asked.
 
-    Returns (pn, dn, work, count, proof buffers, proof owners, table): only the first
-    ``count`` positions were searched; the table may have grown.
+    Returns (pn, dn, work, count, proof buffers, proof owners, table, subtree): only the first
+    ``count`` positions were searched; the table may have grown; subtree: the work the table
+    records for each of them after the job (InnerResult).
     """
     n = keys_a.shape[0]
     pns = np.ones(n, np.int64)
@@ -1200,7 +1201,10 @@ def run_job(
         if (stop_on_proof and pns[i] == 0) or (stop_on_disproof and dns[i] == 0):
             count = i + 1
             break
-    return pns, dns, work, count, out, owner, tab
+    subtree = np.empty(count, np.int64)
+    for i in range(count):
+        subtree[i] = entry_work(tab.recs, keys_a[i], keys_b[i])
+    return pns, dns, work, count, out, owner, tab, subtree
 
 
 def merged(parts):
@@ -1285,7 +1289,7 @@ class InnerSolver:
         """One call of the numba job with ``budget`` nodes per position."""
         q = int(job.question)
         self.stack.knowledge_skip[:] = self.knowledge_skip[q]
-        pns, dns, work, count, out, owner, self.table = run_job(
+        pns, dns, work, count, out, owner, self.table, subtree = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
             self.tables, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
@@ -1301,9 +1305,6 @@ class InnerSolver:
             question=np.full(records, q, np.int64), proven=owner[:records],
             certificate_size=out.certificate_size[:records], certificates=out.certificates[:used],
         )  # fmt: skip
-        recs = self.table.recs
-        keys = zip(job.keys_a[:count], job.keys_b[:count])
-        subtree = np.array([entry_work(recs, a, b) for a, b in keys], np.int64)
         return InnerResult(pn=pns[:count], dn=dns[:count], work=work[:count], proofs=proofs, subtree=subtree)
 
     def count_knowledge(self, q):

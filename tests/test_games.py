@@ -437,6 +437,26 @@ def test_children(spec):
 
 
 @pytest.mark.parametrize("spec", SPECS)
+def test_images_of_boards_of_every_size(spec):
+    """images_into writes a position first, then its image under each of the other symmetries
+    (the reference's orbit), whether it ORs its stones' images (a sparse board) or maps its bytes
+    (a dense one): random boards of every number of stones from empty to full."""
+    g, rg = load_game(spec), ref(spec)
+    t = g.tables
+    nsym = t.cell_images.shape[1]
+    cells = [c for c in range(64) if int(t.cell_mask[0]) >> c & 1]
+    rng = random.Random(seed(spec, 9))
+    img = np.empty(2 * nsym, np.uint64)
+    for stones in range(len(cells) + 1):
+        taken = rng.sample(cells, stones)
+        a, b = sum(1 << c for c in taken[::2]), sum(1 << c for c in taken[1::2])
+        K.images_into(U64(a), U64(b), t.sym_bytes, t.cell_images, img)
+        images = [(int(img[2 * s]), int(img[2 * s + 1])) for s in range(nsym)]
+        assert images[0] == (a, b)
+        assert sorted(images) == sorted(R.image(p, a, b) for p in rg.symmetries)
+
+
+@pytest.mark.parametrize("spec", SPECS)
 def test_children_of_positions_that_are_their_own_key(spec):
     """The search's positions are their own canonical key, and most of their children keep that
     orientation without trying the other images (kernels.own_key_below): every child's key is
@@ -449,7 +469,7 @@ def test_children_of_positions_that_are_their_own_key(spec):
     for p in random.Random(seed(spec, 5)).sample(positions, min(len(positions), 120)):
         a, b = R.min_image(rg, *p)
         n, moves, ka, kb, _ = K.children(U64(a), U64(b), t, True)
-        K.images_into(U64(a), U64(b), t.sym_bytes, img)
+        K.images_into(U64(a), U64(b), t.sym_bytes, t.cell_images, img)
         limit = int(K.own_key_below(img))
         first = bin(a).count("1") == bin(b).count("1")
         for i in range(n):

@@ -67,6 +67,12 @@ def popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+@njit(cache=True, inline="always")
+def lowest_cell(x):
+    """Index of the lowest set bit of a non-zero uint64."""
+    return popcount((x & (~x + ONE)) - ONE)
+
+
 @njit(cache=True)
 def first_to_move(a, b):
     """True when the first player is to move (equal stone counts)."""
@@ -101,11 +107,31 @@ def canonical(a, b, sym_bytes):
 
 
 @njit(cache=True, inline="always")
-def images_into(a, b, sym_bytes, img):
-    """Write the images of (a, b) under every symmetry s into img[2s], img[2s + 1]."""
-    for s in range(sym_bytes.shape[0]):
-        img[2 * s] = permute(a, sym_bytes, s)
-        img[2 * s + 1] = permute(b, sym_bytes, s)
+def images_into(a, b, sym_bytes, cell_images, img):
+    """Write the images of (a, b) under every symmetry s into img[2s], img[2s + 1]: the OR of
+    its stones' images (cell_images); on a board with more than four stones per symmetry, its
+    bytes' images (permute), which cost the same for any number of stones. (Qango 6's positions
+    of 3 to 11 stones: 37 ns against 143 ns by bytes.)"""
+    nsym = cell_images.shape[1]
+    if popcount(a | b) > 4 * nsym:
+        for s in range(nsym):
+            img[2 * s] = permute(a, sym_bytes, s)
+            img[2 * s + 1] = permute(b, sym_bytes, s)
+        return
+    for s in range(2 * nsym):
+        img[s] = ZERO
+    x = a
+    while x != ZERO:
+        cell = lowest_cell(x)
+        x &= x - ONE
+        for s in range(nsym):
+            img[2 * s] |= cell_images[cell, s]
+    x = b
+    while x != ZERO:
+        cell = lowest_cell(x)
+        x &= x - ONE
+        for s in range(nsym):
+            img[2 * s + 1] |= cell_images[cell, s]
 
 
 @njit(cache=True, inline="always")
@@ -136,10 +162,10 @@ def own_key_below(img):
 
 
 @njit(cache=True, inline="always")
-def key_images(a, b, sym_bytes, img):
+def key_images(a, b, sym_bytes, cell_images, img):
     """Write the images of a position that is its own key into ``img`` (images_into) and return
     what canonical_child takes besides them for each of its children: (on_a, limit)."""
-    images_into(a, b, sym_bytes, img)
+    images_into(a, b, sym_bytes, cell_images, img)
     return (~ZERO if first_to_move(a, b) else ZERO), own_key_below(img)
 
 
@@ -415,7 +441,7 @@ def keys_into(a, b, t, n, moves, ka, kb, st, img):
     """children_into's second half: from the n moves and statuses of statuses_into, write the
     children's canonical keys, leaving out (moves and statuses too) each child that is a
     symmetric image of an earlier one. Returns the number kept."""
-    on_a, limit = key_images(a, b, t.sym_bytes, img)
+    on_a, limit = key_images(a, b, t.sym_bytes, t.cell_images, img)
     repeats = near_symmetric(img, on_a != ZERO)
     kept = 0
     for i in range(n):

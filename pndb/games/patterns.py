@@ -43,6 +43,7 @@ from pndb.games.kernels import (
     ZERO,
     first_to_move,
     legal_mask,
+    lowest_cell,
     play,
     popcount,
     threat_cells,
@@ -68,12 +69,6 @@ BOUND_AFTER = 16  # cover_by_pairs nodes after which the b-matching bound is wor
 # move ordering weights: an own win beats blocking, blocking beats everything else
 OWN_WIN_SCORE = np.int64(1) << np.int64(56)
 BLOCK_SCORE = np.int64(1) << np.int64(48)
-
-
-@njit(cache=True, inline="always")
-def lowest_cell(x):
-    """Index of the lowest set bit of a non-zero uint64."""
-    return popcount((x & (~x + ONE)) - ONE)
 
 
 # ---------------------------------------------------------------- the live pattern graph
