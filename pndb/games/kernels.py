@@ -120,18 +120,19 @@ def images_into(a, b, sym_bytes, cell_images, img):
         return
     for s in range(2 * nsym):
         img[s] = ZERO
-    x = a
+    or_stone_images(a, cell_images, img, 0)
+    or_stone_images(b, cell_images, img, 1)
+
+
+@njit(cache=True, inline="always")
+def or_stone_images(x, cell_images, img, half):
+    """OR the images of the stones ``x`` into img[2s + half] for each symmetry s (called once
+    for each half, so that no stone asks which half it is in)."""
     while x != ZERO:
         cell = lowest_cell(x)
         x &= x - ONE
-        for s in range(nsym):
-            img[2 * s] |= cell_images[cell, s]
-    x = b
-    while x != ZERO:
-        cell = lowest_cell(x)
-        x &= x - ONE
-        for s in range(nsym):
-            img[2 * s + 1] |= cell_images[cell, s]
+        for s in range(cell_images.shape[1]):
+            img[2 * s + half] |= cell_images[cell, s]
 
 
 @njit(cache=True, inline="always")
