@@ -41,7 +41,9 @@ none, it has none after any stone of the player to move either (that stone, the 
 only takes cells and patterns from the attacker, and a sequence's stones then reach the disc
 cap sooner; the first-stone rule is why this is asked only with a stone on the board), so the
 children it enters skip the search (tests/test_threats.py checks the claim child by child).
-On the qango6 start this takes the threat-sequence searches from 0.92 to 0.38 a node. Proof
+The answer is kept in the frame's table entry (OPPONENT_ASKED, OPPONENT_NONE): df-pn enters a
+position many times, and on the qango6 start a third of these searches were of positions
+searched before (432 in 1,700 nodes, 290 with the marks; 888 of the player to move besides). Proof
 extraction asks the same search at an owner-to-move position where no stone wins by its
 status, before it reads the table (the search decided most positions that have a sequence by
 it; a NO_SEQUENCE mark skips it), and walks the sequence as any proof (sequence_move): the
@@ -129,16 +131,19 @@ KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # question NUMS holds numbers for, 5 + q: knowledge (at the solver's pair budget) decides nothing
 # for question q here, 7: no threat sequence (at the solver's depth) wins for the player to move
 # here, 8 + q: knowledge decided question q here (in the search), 10 + q: proof extraction has
-# handed out this position's proof for question q, all of it, 12-63 work. An entry in use
-# always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
+# handed out this position's proof for question q, all of it, 12: the opponent's threat
+# sequences have been searched here (as if it were to move), 13: ... and it has none, 14-63 work.
+# An entry in use always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
 NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
 NO_SEQUENCE = np.uint64(1 << 7)  # META bit 7: the player to move has no threat sequence (threat_sequence)
 KNOWLEDGE_DECIDED = np.uint64(1 << 8)  # META bit 8 + q: the search's knowledge decided q here
 REPORTED = np.uint64(1 << 10)  # META bit 10 + q: extract_proof has handed out the proof for q
-FLAGS = np.uint64(0xFF0)  # META bits 4-11
+OPPONENT_ASKED = np.uint64(1 << 12)  # META bit 12: the frame's opponent sequences searched here
+OPPONENT_NONE = np.uint64(1 << 13)  # META bit 13: ... and none found
+FLAGS = np.uint64(0x3FF0)  # META bits 4-13
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
-WORK_SHIFT = np.uint64(12)
+WORK_SHIFT = np.uint64(14)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 # a frame's children count, when its expansion (in solve_one) finds the position decided:
@@ -602,17 +607,24 @@ def search_frames(
             own_threats, opponent_threats = K.threats_of_both(mine, theirs, win_masks)
             st_marks[depth] = K.ZERO
             # the opponent's threat sequences, searched once the frame enters a child (below)
-            ask = threat_depth != 0 and not gravity and own_threats == K.ZERO and opponent_threats == K.ZERO
-            st_opponent_sequence[depth] = SEQUENCE_UNASKED if ask and stones > 0 else SEQUENCE_UNHELPFUL
+            sequences = threat_depth != 0 and not gravity and opponent_threats == K.ZERO
+            # the frame's table flags, where they may tell what threat sequences were found here
+            s = find(recs, a, b) if sequences else -1
+            known = recs[s, META] if s >= 0 else K.ZERO
+            opponent = SEQUENCE_UNHELPFUL
+            if sequences and own_threats == K.ZERO and stones > 0:
+                opponent = SEQUENCE_UNASKED
+                if known & OPPONENT_ASKED != K.ZERO:
+                    opponent = SEQUENCE_NONE if known & OPPONENT_NONE != K.ZERO else SEQUENCE_UNHELPFUL
+            st_opponent_sequence[depth] = opponent
             n = 0
             if own_threats & legal != K.ZERO:
                 n = DECIDED_FOR_MOVER
-            elif threat_depth != 0 and opponent_threats == K.ZERO and not gravity:
+            elif sequences:
                 if depth > 0 and st_opponent_sequence[depth - 1] == SEQUENCE_NONE:  # the parent showed none
                     st_marks[depth] = NO_SEQUENCE
                 else:
-                    s = find(recs, a, b)
-                    if s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO:
+                    if known & NO_SEQUENCE == K.ZERO:
                         found = P.threat_sequence(
                             mine, theirs, stones, threat_depth, seq_levels, seq_tried, board, forbidden,
                             cap, win_masks, masks_by_cell, mask_counts,
@@ -760,6 +772,7 @@ def search_frames(
                 win_masks, masks_by_cell, mask_counts,
             )  # fmt: skip
             st_opponent_sequence[depth] = SEQUENCE_NONE if found < 0 else SEQUENCE_UNHELPFUL
+            st_marks[depth] |= OPPONENT_ASKED | (OPPONENT_NONE if found < 0 else K.ZERO)
         # the child's images, reordered so that the frame's position is its canonical key:
         # then its children's order depends on the position alone, not on the path to it
         cell = st_moves[depth, best]

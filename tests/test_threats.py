@@ -248,6 +248,40 @@ def test_no_sequence_for_the_opponent_none_after_any_stone(spec, cap, count, lo,
     assert children > 100 and parents_with > 0
 
 
+@pytest.mark.parametrize("spec", ["qango6", "mnk:5,5,4"])
+def test_table_marks_of_threat_sequences_hold(spec):
+    """What the inner search's table entries say of threat sequences, after searches of random
+    mid-game questions: NO_SEQUENCE (the player to move has none), OPPONENT_ASKED and
+    OPPONENT_NONE (its opponent, were it to move, has none, or has one), each checked against
+    the kernel's own search at the solver's depth."""
+    import test_inner as TI
+
+    game = load_game(spec)
+    t = game.tables
+    solver = inner.InnerSolver(game, 2_000, 64)
+    ka, kb = TI.keys_of(game, random_positions(spec, 60, 6, 12, 5))
+    for q in (0, 1):
+        TI.search(solver, ka, kb, q)
+    levels, tried = P.new_sequence_work()
+    recs = solver.table.recs
+    marked = {"mover": 0, "opponent none": 0, "opponent has one": 0}
+    for a, b, meta in zip(recs[:, inner.KEY_A], recs[:, inner.KEY_B], recs[:, inner.META]):
+        if meta == 0:
+            continue
+        first = R.first_to_move(int(a), int(b))
+        mine, theirs = (a, b) if first else (b, a)
+        stones = int(a | b).bit_count()
+        if meta & inner.NO_SEQUENCE:
+            marked["mover"] += 1
+            assert sequence_of(mine, theirs, stones, t, inner.THREAT_DEPTH, levels, tried) < 0
+        if meta & inner.OPPONENT_ASKED:
+            none = bool(meta & inner.OPPONENT_NONE)
+            marked["opponent none" if none else "opponent has one"] += 1
+            found = sequence_of(theirs, mine, stones, t, inner.THREAT_DEPTH, levels, tried)
+            assert (found < 0) == none, (spec, int(a), int(b))
+    assert min(marked.values()) > 0, marked
+
+
 def test_depth_one_claims_only_double_threats():
     """With one attacker move the kernel claims exactly the positions where a stone makes two
     threats the defender cannot both take, and a deeper search claims more."""
