@@ -18,9 +18,10 @@ the default settings: wall time, peak RSS, value, stored nodes and outer expansi
 With --base DIR every part runs twice, once with the pndb package of the checkout DIR (e.g. a
 temporary worktree of an older commit) and once with this one, so that one run shows before and
 after on the same machine load. On a shared machine whose speed swings within minutes, --rounds N
-runs part 1 N times per game, base and this in turn, and adds the median rate of each and
-the median of the rounds' this/base ratios. "best run/s" is the fastest single run of a part
-(a start solved again and again has many; the slower runs measure the machine's other load).
+runs part 1 N times per game, base and this in turn, and adds the median rate of each, the
+median of the rounds' this/base ratios and the ratio of the two trees' fastest runs. "best
+run/s" is the fastest single run of a part (a start solved again and again has many; the slower
+runs measure the machine's other load).
 (This process stays small and never imports numba: a child's peak RSS counts what it shared
 with its parent when forked.)
 
@@ -203,12 +204,15 @@ def part_one(args, trees, argv):
                       f"{statistics.median(values):>11.0f} {'best run of all':>12} "
                       f"{max(bests[name, part]):>11.0f}")  # fmt: skip
             # each round's two runs are minutes apart at most: their ratio is steadier than
-            # either median when the machine's speed changes between rounds
+            # either median when the machine's speed changes between rounds; the ratio of the
+            # two trees' fastest runs (of hundreds, where a search takes milliseconds) is the
+            # steadiest where the machine's neighbours slow some runs and not others
             for part in ("start", "midgame"):
                 if ("base", part) in rates:
                     ratios = [t / b for b, t in zip(rates[("base", part)], rates[("this", part)])]
+                    best = max(bests[("this", part)]) / max(bests[("base", part)])
                     print(f"{spec:14} this/base {part:8} {'median ratio of ' + str(len(ratios)):>22} "
-                          f"{statistics.median(ratios):>11.2f}")  # fmt: skip
+                          f"{statistics.median(ratios):>11.2f} {'best runs':>12} {best:>11.2f}")  # fmt: skip
 
 
 def main(argv=None):
