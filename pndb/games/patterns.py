@@ -268,14 +268,16 @@ def two_missing(m, own, other):
 
 
 @njit(cache=True, inline="always")  # takes arrays, not t: binding a tuple counts a reference per array
-def threat_moves(own, other, gained, legal, win_masks, masks_by_cell, mask_counts):
+def threat_moves(own, other, gained, legal, singles_wanted, win_masks, masks_by_cell, mask_counts):
     """(a cell of ``legal`` where a stone of ``own`` makes threats on two cells or -1, the cells
     of ``legal`` where it makes a threat on exactly one cell whose block makes no threat of
-    ``other``), for a position where neither player has a threat. With ``gained`` non-zero only
-    the stones that make a threat in a pattern through ``gained`` count as single threats
-    (Allis' dependency: each threat builds on the sequence's earlier stones); those patterns
-    are the ones through the cells of ``gained``, so only their lists are read (a few patterns
-    a cell instead of all of them: most calls of a sequence search are below its first level)."""
+    ``other``: only when ``singles_wanted``, else 0, which saves a block's check per stone at a
+    sequence's last level), for a position where neither player has a threat. With ``gained``
+    non-zero only the stones that make a threat in a pattern through ``gained`` count as single
+    threats (Allis' dependency: each threat builds on the sequence's earlier stones); those
+    patterns are the ones through the cells of ``gained``, so only their lists are read (a few
+    patterns a cell instead of all of them: most calls of a sequence search are below its first
+    level)."""
     makers = ZERO
     if gained == ZERO:
         for i in range(win_masks.shape[0]):
@@ -298,8 +300,9 @@ def threat_moves(own, other, gained, legal, win_masks, masks_by_cell, mask_count
         if made & (made - ONE) != ZERO:
             return cell, ZERO
         block = lowest_cell(made)
-        if made != ZERO and threats_made(other, own | bit, block, masks_by_cell, mask_counts) == ZERO:
-            singles |= bit
+        if singles_wanted and made != ZERO:
+            if threats_made(other, own | bit, block, masks_by_cell, mask_counts) == ZERO:
+                singles |= bit
     return -1, singles
 
 
@@ -336,7 +339,7 @@ def threat_sequence(
         return -1
     empty = board & ~(own | other)
     legal = empty & ~forbidden if stones == 0 else empty
-    double, singles = threat_moves(own, other, ZERO, legal, win_masks, masks_by_cell, mask_counts)
+    double, singles = threat_moves(own, other, ZERO, legal, depth > 1, win_masks, masks_by_cell, mask_counts)
     if double >= 0 or depth == 1:
         tried[0] = double
         tried[1] = -1
@@ -363,12 +366,15 @@ def threat_sequence(
         mine |= bit
         gained = levels[level, SEQ_GAINED] | bit
         legal = board & ~(mine | theirs)
-        double, singles = threat_moves(mine, theirs, gained, legal, win_masks, masks_by_cell, mask_counts)
+        deeper = level + 2 < depth  # the singles found here are tried: the sequence may go on
+        double, singles = threat_moves(
+            mine, theirs, gained, legal, deeper, win_masks, masks_by_cell, mask_counts
+        )  # fmt: skip
         if double >= 0:
             tried[level + 1] = double
             tried[level + 2] = -1
             return tried[0]
-        if singles != ZERO and level + 2 < depth:
+        if singles != ZERO:
             level += 1
             levels[level, SEQ_OWN] = mine
             levels[level, SEQ_OTHER] = theirs
