@@ -264,6 +264,7 @@ def test_table_marks_of_threat_sequences_hold(spec):
         TI.search(solver, ka, kb, q)
     levels, tried = P.new_sequence_work()
     recs = solver.table.recs
+    depth = int(solver.stack.threat_depth[0])
     marked = {"mover": 0, "opponent none": 0, "opponent has one": 0}
     for a, b, meta in zip(recs[:, inner.KEY_A], recs[:, inner.KEY_B], recs[:, inner.META]):
         if meta == 0:
@@ -273,11 +274,11 @@ def test_table_marks_of_threat_sequences_hold(spec):
         stones = int(a | b).bit_count()
         if meta & inner.NO_SEQUENCE:
             marked["mover"] += 1
-            assert sequence_of(mine, theirs, stones, t, inner.THREAT_DEPTH, levels, tried) < 0
+            assert sequence_of(mine, theirs, stones, t, depth, levels, tried) < 0
         if meta & inner.OPPONENT_ASKED:
             none = bool(meta & inner.OPPONENT_NONE)
             marked["opponent none" if none else "opponent has one"] += 1
-            found = sequence_of(theirs, mine, stones, t, inner.THREAT_DEPTH, levels, tried)
+            found = sequence_of(theirs, mine, stones, t, depth, levels, tried)
             assert (found < 0) == none, (spec, int(a), int(b))
     assert min(marked.values()) > 0, marked
 
