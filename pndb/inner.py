@@ -606,9 +606,11 @@ def search_frames(
             legal = avail & ~forbidden if stones == 0 else avail
             own_threats, opponent_threats = K.threats_of_both(mine, theirs, win_masks)
             st_marks[depth] = K.ZERO
-            # the opponent's threat sequences, searched once the frame enters a child (below)
-            sequences = threat_depth != 0 and not gravity and opponent_threats == K.ZERO
-            # the frame's table flags, where they may tell what threat sequences were found here
+            # threat sequences are asked where the mover cannot win at once and the opponent has
+            # no threat (the opponent's once the frame enters a child, below); the frame's table
+            # flags may tell what was found here before
+            quiet = opponent_threats == K.ZERO and own_threats & legal == K.ZERO
+            sequences = threat_depth != 0 and not gravity and quiet
             s = find(recs, a, b) if sequences else -1
             known = recs[s, META] if s >= 0 else K.ZERO
             opponent = SEQUENCE_UNHELPFUL
