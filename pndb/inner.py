@@ -576,6 +576,7 @@ def search_frames(
     # a call inside the loop costs an atomic reference count increment and decrement, which
     # took a fifth of the search's time.
     order, up_bit, cell_images, compose = t.order, steps.up_bit, t.cell_images, steps.compose
+    rank_bytes = steps.rank_bytes
     sym_bytes, win_masks = t.sym_bytes, t.win_masks
     masks_by_cell, mask_counts = t.masks_by_cell, t.mask_counts
     board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
@@ -654,11 +655,16 @@ def search_frames(
                 near_symmetric = K.near_symmetric(img, first)
                 limit = K.own_key_below(img)
                 on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
-                for i in range(order.shape[0]):
-                    cell = order[i]
+                # the cells to try, in move order (their ranks, lowest first): with the opponent's
+                # threat cells open, only a stone on one can leave the game on (a child short of
+                # the disc cap is no draw, and every other stone leaves the threat playable)
+                blocks = opponent_threats & avail
+                tried = legal & blocks if blocks != K.ZERO and stones + 1 < cap else legal
+                ranks = K.permute(tried, rank_bytes, 0)
+                while ranks != K.ZERO:
+                    cell = order[K.lowest_cell(ranks)]
+                    ranks &= ranks - K.ONE
                     bit = K.ONE << np.uint64(cell)
-                    if legal & bit == K.ZERO:
-                        continue
                     child_avail = (avail ^ bit) | up_bit[cell]
                     state = K.child_status(
                         first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap

@@ -284,6 +284,20 @@ def first_node_expected(g, a, b, q):
     return "open", (len(kids), min(replies))
 
 
+@pytest.mark.parametrize("spec", ["qango6", "connect4:7x6", "mnk:5,5,4", "tictactoe"])
+def test_move_ranks_list_a_masks_cells_in_move_order(spec):
+    """The search expands the cells of a mask in the game's move order by their ranks
+    (K.step_tables' rank_bytes): rank r stands for order[r]."""
+    t = load_game(spec).tables
+    rank_bytes = K.step_tables(t).rank_bytes
+    order = [int(c) for c in t.order]
+    rng = random.Random(5)
+    for _ in range(200):
+        mask = sum(1 << c for c in order if rng.random() < 0.5)
+        ranks = int(K.permute(np.uint64(mask), rank_bytes, 0))
+        assert [order[r] for r in range(64) if ranks >> r & 1] == [c for c in order if mask >> c & 1]
+
+
 @pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4", "connect4:5x4", "qango6", "mnk:5,5,4"])
 def test_one_node_sees_threats(spec):
     """A search of one node expands the root alone: its numbers then show which children it

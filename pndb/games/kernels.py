@@ -481,6 +481,8 @@ StepTables = namedtuple(
         "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
         "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
         # the image under s of the image under g of i): images of g(P) are images of P reordered
+        "rank_bytes",  # uint64[1, 8, 256]: as sym_bytes, a cell's image its rank in t.order:
+        # permute(mask, rank_bytes, 0) has the mask's cells in move order, lowest rank first
     ],
 )
 
@@ -501,4 +503,9 @@ def step_tables(t):
         for g in range(nsym):
             after = [int(image[int(image[c, g]).bit_length() - 1, s]) for c in cells]
             compose[s, g] = next(h for h in range(nsym) if [int(image[c, h]) for c in cells] == after)
-    return StepTables(up_bit=up_bit, compose=compose)
+    rank_bytes = np.zeros((1, 8, 256), np.uint64)
+    values = np.arange(256)
+    for rank, cell in enumerate(int(c) for c in t.order):
+        j, k = divmod(cell, 8)
+        rank_bytes[0, j, (values >> k) & 1 == 1] |= np.uint64(1 << rank)
+    return StepTables(up_bit=up_bit, compose=compose, rank_bytes=rank_bytes)
