@@ -576,7 +576,7 @@ def search_frames(
     # a call inside the loop costs an atomic reference count increment and decrement, which
     # took a fifth of the search's time.
     order, up_bit, cell_images, compose = t.order, steps.up_bit, t.cell_images, steps.compose
-    rank_bytes = steps.rank_bytes
+    rank_bytes = t.rank_bytes
     sym_bytes, win_masks = t.sym_bytes, t.win_masks
     masks_by_cell, mask_counts = t.masks_by_cell, t.mask_counts
     board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]

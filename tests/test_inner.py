@@ -286,10 +286,10 @@ def first_node_expected(g, a, b, q):
 
 @pytest.mark.parametrize("spec", ["qango6", "connect4:7x6", "mnk:5,5,4", "tictactoe"])
 def test_move_ranks_list_a_masks_cells_in_move_order(spec):
-    """The search expands the cells of a mask in the game's move order by their ranks
-    (K.step_tables' rank_bytes): rank r stands for order[r]."""
+    """The search and kernels.statuses_into walk the cells of a mask in the game's move order
+    by their ranks (Tables.rank_bytes): rank r stands for order[r]."""
     t = load_game(spec).tables
-    rank_bytes = K.step_tables(t).rank_bytes
+    rank_bytes = t.rank_bytes
     order = [int(c) for c in t.order]
     rng = random.Random(5)
     for _ in range(200):

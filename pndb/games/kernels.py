@@ -46,6 +46,8 @@ Tables = namedtuple(
         "gravity",  # int64[1]: 1 when a stone drops to the lowest empty cell of a column
         "columns",  # int64[w, h]: cells of each column from the bottom up (-1 padded)
         "order",  # int64[ncells]: playable cells, best first (static move ordering)
+        "rank_bytes",  # uint64[1, 8, 256]: as sym_bytes, a cell's image the bit of its rank in
+        # order: permute(mask, rank_bytes, 0) holds the mask's cells in move order, lowest first
         "rules_lines",  # uint64[k]: Connect Four's groups for Allis' rules (none: no rules)
         "rules_limits",  # int64[2]: the rules' chosen-set nodes, the most empty squares they try
     ],
@@ -403,11 +405,11 @@ def statuses_into(a, b, t, moves, st):
     stones_after = popcount(a | b) + 1
     cap = t.disc_cap[0]
     n = 0
-    for i in range(order.shape[0]):
-        cell = order[i]
+    ranks = permute(legal, t.rank_bytes, 0)  # the legal cells in move order
+    while ranks != ZERO:
+        cell = order[lowest_cell(ranks)]
+        ranks &= ranks - ONE
         bit = ONE << np.uint64(cell)
-        if legal & bit == ZERO:
-            continue
         moves[n] = cell
         # the child's legal cells: with gravity the cell above comes free too
         if gravity:
@@ -481,8 +483,6 @@ StepTables = namedtuple(
         "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
         "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
         # the image under s of the image under g of i): images of g(P) are images of P reordered
-        "rank_bytes",  # uint64[1, 8, 256]: as sym_bytes, a cell's image its rank in t.order:
-        # permute(mask, rank_bytes, 0) has the mask's cells in move order, lowest rank first
     ],
 )
 
@@ -503,9 +503,4 @@ def step_tables(t):
         for g in range(nsym):
             after = [int(image[int(image[c, g]).bit_length() - 1, s]) for c in cells]
             compose[s, g] = next(h for h in range(nsym) if [int(image[c, h]) for c in cells] == after)
-    rank_bytes = np.zeros((1, 8, 256), np.uint64)
-    values = np.arange(256)
-    for rank, cell in enumerate(int(c) for c in t.order):
-        j, k = divmod(cell, 8)
-        rank_bytes[0, j, (values >> k) & 1 == 1] |= np.uint64(1 << rank)
-    return StepTables(up_bit=up_bit, compose=compose, rank_bytes=rank_bytes)
+    return StepTables(up_bit=up_bit, compose=compose)

@@ -509,6 +509,18 @@ def bits(cells):
     return m
 
 
+def byte_tables(images):
+    """Byte lookup tables of bit permutations (kernels.permute): ``images`` uint64[n, 64], the
+    image bit of each cell under each of n maps, to uint64[n, 8, 256], the image of byte value
+    v at byte j. Each v is v without its lowest bit plus that bit's image, so 255 array steps
+    build the tables of every map at once."""
+    by_byte = images.reshape(len(images), 8, 8)
+    out = np.zeros((len(images), 8, 256), dtype=np.uint64)
+    for v in range(1, 256):
+        out[:, :, v] = out[:, :, v & (v - 1)] | by_byte[:, :, (v & -v).bit_length() - 1]
+    return out
+
+
 def make_tables(game):
     """The numba Tables of a game."""
     u64 = np.uint64
@@ -519,16 +531,12 @@ def make_tables(game):
     for c, ms in enumerate(by_cell):
         masks_by_cell[c, : len(ms)] = ms
     mask_counts = np.array([len(x) for x in by_cell], dtype=np.int64)
-    # sym_bytes[s, j, v]: the image of byte value v at byte j; each v is v without its lowest
-    # bit plus that bit's image, so 255 array steps build the tables of every symmetry at once
     perms = np.array(game.symmetries, dtype=np.uint64)
     images = np.zeros((len(perms), 64), dtype=u64)
     images[:, : perms.shape[1]] = u64(1) << perms
     cell_images = np.ascontiguousarray(images.T)
-    images = images.reshape(len(perms), 8, 8)
-    sym_bytes = np.zeros((len(perms), 8, 256), dtype=u64)
-    for v in range(1, 256):
-        sym_bytes[:, :, v] = sym_bytes[:, :, v & (v - 1)] | images[:, :, (v & -v).bit_length() - 1]
+    ranks = np.zeros((1, 64), dtype=u64)  # a cell's image in rank_bytes: the bit of its rank
+    ranks[0, game.order] = u64(1) << np.arange(len(game.order), dtype=u64)
     cols = gravity_columns(game.width, game.height, game.cells) if game.gravity else [[]]
     columns = -np.ones((len(cols), max(1, game.height)), dtype=np.int64)
     for c, col in enumerate(cols):
@@ -538,13 +546,14 @@ def make_tables(game):
         win_masks=win_masks,
         masks_by_cell=masks_by_cell,
         mask_counts=mask_counts,
-        sym_bytes=sym_bytes,
+        sym_bytes=byte_tables(images),
         cell_images=cell_images,
         first_forbidden=np.array([bits(game.first_move_forbidden)], dtype=u64),
         disc_cap=np.array([game.cap], dtype=np.int64),
         gravity=np.array([1 if game.gravity else 0], dtype=np.int64),
         columns=columns,
         order=np.array(game.order, dtype=np.int64),
+        rank_bytes=byte_tables(ranks),
         **connect4_rules_tables(game),
     )
 
