@@ -652,7 +652,9 @@ def search_frames(
                 # a draw reaches the mover's goal: q1 for the first player
                 draw_wins = q == (1 if first else 0)
                 img = st_img[depth]
-                near_symmetric = K.near_symmetric(img, first)
+                fixed, moved = K.near_symmetries(img, first)
+                repeats = fixed | moved != K.ZERO
+                twins = K.ZERO  # the cells whose children repeat one written
                 limit = K.own_key_below(img)
                 on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
                 # the cells to try, in move order (their ranks, lowest first): with the opponent's
@@ -665,6 +667,8 @@ def search_frames(
                     cell = order[K.lowest_cell(ranks)]
                     ranks &= ranks - K.ONE
                     bit = K.ONE << np.uint64(cell)
+                    if twins & bit != K.ZERO:
+                        continue
                     child_avail = (avail ^ bit) | up_bit[cell]
                     state = K.child_status(
                         first, bit, own_threats, opponent_threats, child_avail, stones + 1, cap
@@ -675,14 +679,8 @@ def search_frames(
                     if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
                         continue
                     best_a, best_b, g = K.canonical_child(img, cell_images[cell], on_a, limit)
-                    if near_symmetric:
-                        duplicate = False
-                        for j in range(n):
-                            if st_ka[depth, j] == best_a and st_kb[depth, j] == best_b:
-                                duplicate = True
-                                break
-                        if duplicate:
-                            continue
+                    if repeats:
+                        twins |= K.twin_cells(img, first, cell_images, cell, fixed, moved)
                     home = home_block(best_a, best_b, recs.shape[0] - 1)
                     prefetch(recs, home)
                     made = 0  # the order: most threats made first, ties in t.order (a stable insertion)

@@ -436,6 +436,52 @@ def test_children(spec):
 
 
 
+def check_twin_cells(spec, positions):
+    """near_symmetries and twin_cells, which leave out the children that repeat one, against the
+    reference's orbits: another legal cell is a twin of a cell exactly when their children have
+    the same smallest image. Counts the positions with a fixed and with a moved symmetry, and the
+    twins that only a moved one finds."""
+    g, rg = load_game(spec), ref(spec)
+    t = g.tables
+    img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    met = Counter()
+    for a, b in positions:
+        if R.outcome(rg, a, b) != R.ONGOING:
+            continue
+        first = bin(a).count("1") == bin(b).count("1")
+        K.images_into(U64(a), U64(b), t.sym_bytes, t.cell_images, img)
+        fixed, moved = K.near_symmetries(img, first)
+        met["fixed"] += int(fixed) != 0
+        met["moved"] += int(moved) != 0
+        legal = R.legal_moves(rg, a, b)
+        key = {c: R.min_image(rg, *R.play(rg, a, b, c)) for c in legal}
+        for c in legal:
+            twins = int(K.twin_cells(img, first, t.cell_images, c, fixed, moved))
+            assert twins & (a | b) == 0
+            got = {d for d in legal if d != c and twins >> d & 1}
+            assert got == {d for d in legal if d != c and key[d] == key[c]}, (a, b, c)
+            by_fixed = int(K.twin_cells(img, first, t.cell_images, c, fixed, U64(0)))
+            met["moved twins"] += len(got - {d for d in legal if by_fixed >> d & 1})
+    return met
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_twin_cells_are_the_moves_whose_children_repeat(spec):
+    positions = [p for p in sample_positions(spec, 40, salt=5) if bin(p[0] | p[1]).count("1") <= 6]
+    met = check_twin_cells(spec, positions)
+    assert met["fixed"] > 0 and met["moved"] > 0, met  # positions of both kinds were met
+
+
+def test_twin_cells_under_a_quarter_turn():
+    """On an odd square board a quarter turn can take the mover's one stone to another cell and
+    keep the opponent's centre: the children of two cells then repeat each other although no
+    symmetry keeps the position (every two-stone position of mnk:5,5,4)."""
+    rg = ref("mnk:5,5,4")
+    cells = R.legal_moves(rg, 0, 0)
+    positions = [R.play(rg, *R.play(rg, 0, 0, x), o) for x in cells for o in cells if o != x]
+    assert check_twin_cells("mnk:5,5,4", positions)["moved twins"] > 0
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_images_of_boards_of_every_size(spec):
     """images_into writes a position first, then its image under each of the other symmetries

@@ -196,17 +196,46 @@ def canonical_child(img, sym, on_a, limit):
 
 
 @njit(cache=True, inline="always")
-def near_symmetric(img, first):
-    """Whether a symmetry maps the position to itself up to one stone of the player to move
-    (``img``: its images, images_into). Two children are symmetric only under such a symmetry:
-    when there is none, no child repeats an earlier one."""
+def near_symmetries(img, first):
+    """(fixed, moved): the symmetries s (bit s) that map the position to itself, and those that
+    map it to itself but for one stone of the player to move, which goes to an empty cell
+    (``img``: its images, images_into). Only these map one child to another (twin_cells): with
+    none, no child repeats another."""
     mine = img[0] if first else img[1]
     theirs = img[1] if first else img[0]
+    fixed = ZERO
+    moved = ZERO
     for s in range(1, img.shape[0] // 2):
         ma, mb = (img[2 * s], img[2 * s + 1]) if first else (img[2 * s + 1], img[2 * s])
-        if mb == theirs and popcount(ma ^ mine) <= 2:
-            return True
-    return False
+        if mb == theirs:
+            changed = popcount(ma ^ mine)  # even: the images of a set of stones are as many
+            if changed == 0:
+                fixed |= ONE << np.uint64(s)
+            elif changed == 2:
+                moved |= ONE << np.uint64(s)
+    return fixed, moved
+
+
+@njit(cache=True, inline="always")
+def twin_cells(img, first, cell_images, cell, fixed, moved):
+    """The cells whose stone of the player to move makes a child that a symmetry maps to the
+    child of a stone on ``cell`` (its own cell among them, or not), from near_symmetries. A fixed
+    symmetry s maps that child to the one of the image of the cell; a moved one, which takes the
+    mover's stone x to the empty cell y, maps it to the child of y when the cell's image is x."""
+    mine = img[0] if first else img[1]
+    twins = ZERO
+    syms = fixed | moved
+    while syms != ZERO:
+        s = lowest_cell(syms)
+        syms &= syms - ONE
+        image = cell_images[cell, s]
+        if fixed & (ONE << np.uint64(s)) != ZERO:
+            twins |= image
+        else:
+            ma = img[2 * s] if first else img[2 * s + 1]
+            if image == mine & ~ma:
+                twins |= ma & ~mine
+    return twins
 
 
 @njit(cache=True)
@@ -445,18 +474,18 @@ def keys_into(a, b, t, n, moves, ka, kb, st, img):
     children's canonical keys, leaving out (moves and statuses too) each child that is a
     symmetric image of an earlier one. Returns the number kept."""
     on_a, limit = key_images(a, b, t.sym_bytes, t.cell_images, img)
-    repeats = near_symmetric(img, on_a != ZERO)
+    first = on_a != ZERO
+    fixed, moved = near_symmetries(img, first)
+    repeats = fixed | moved != ZERO
+    twins = ZERO  # the cells whose children repeat one kept
     kept = 0
     for i in range(n):
         cell = moves[i]
-        xa, xb, _ = canonical_child(img, t.cell_images[cell], on_a, limit)
-        duplicate = False
-        for j in range(kept if repeats else 0):
-            if ka[j] == xa and kb[j] == xb:
-                duplicate = True
-                break
-        if duplicate:
+        if twins & (ONE << np.uint64(cell)) != ZERO:
             continue
+        xa, xb, _ = canonical_child(img, t.cell_images[cell], on_a, limit)
+        if repeats:
+            twins |= twin_cells(img, first, t.cell_images, cell, fixed, moved)
         moves[kept] = cell
         st[kept] = st[i]
         ka[kept] = xa
