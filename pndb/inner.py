@@ -14,6 +14,13 @@ of the board; a child's canonical key (the lexicographically smallest (first, se
 is then one OR and compare per symmetry, or one OR for most children (those that keep the
 position's orientation: kernels.own_key_below), and the children's statuses come from the
 parent's threat cells (kernels.child_status). Children that are decided need neither key nor table.
+Nor do most of the others while the table is young: each stored position sets a bit for its
+orbit hash (kernels.StepTables.orbit_hash, a sum over its stones that is the same for all its
+images, a child's its parent's plus one term), and a child whose bit is clear is not in the table
+and starts with the numbers of a child the table does not know, its key made only if the frame
+enters it (three quarters of the children of the qango6 start's search, which reads a twentieth
+of its children from the table). Once the table holds SEEN_ENTRIES positions nearly every bit
+is set, and the bits are no longer asked.
 
 Threats (any placement game, Connect Four included): a position whose mover can complete a
 pattern with a legal stone is decided without children. Otherwise a child is left out when it
@@ -123,9 +130,12 @@ INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 3
 NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached
 EPS = 0.25
 MAX_DEPTH = 65
+UNKEYED = -1  # Stack.sym of a child whose key is not made yet (not in the table when written)
 WINDOW = 2  # entries probed per key: one aligned cache line (a table is aligned to cache lines)
 ENTRY_BYTES = 32
 INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
+SEEN_WORDS = 1 << 10  # Table.seen: 65,536 bits (8 KB), one per value of an orbit hash's top 16 bits
+SEEN_ENTRIES = 1 << 12  # ... asked while the table holds fewer entries (later nearly all are set)
 KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # META: bits 0-1 the lowest outcome proven (lo), 2-3 the highest not excluded (hi), 4 the
 # question NUMS holds numbers for, 5 + q: knowledge (at the solver's pair budget) decides nothing
@@ -222,6 +232,10 @@ class Table(NamedTuple):
     recs: np.ndarray  # uint64[size, 4]: KEY_A, KEY_B, NUMS (pn | dn << 32), META
     filled: np.ndarray  # int64[1]: entries in use
     limit: np.ndarray  # int64[1]: the most entries it may grow to
+    # uint64[SEEN_WORDS]: the bits of the orbit hashes (kernels.StepTables) of the positions
+    # stored: a child whose bit is clear is not in the table, and needs neither its canonical key
+    # nor a read until it is entered (on the qango6 start three quarters of the children)
+    seen: np.ndarray
 
 
 class Stack(NamedTuple):
@@ -241,7 +255,7 @@ class Stack(NamedTuple):
     marks: np.ndarray  # uint64[depth]: NO_VERDICT bits for the frame's table entry (the expansion)
     last: np.ndarray
     moves: np.ndarray
-    sym: np.ndarray  # the symmetry mapping each child to its canonical key
+    sym: np.ndarray  # the symmetry mapping each child to its canonical key (UNKEYED: not made yet)
     ka: np.ndarray
     kb: np.ndarray
     near: np.ndarray  # int64[depth, 64]: each child's number the frame minimises (pn at an OR node)
@@ -251,6 +265,7 @@ class Stack(NamedTuple):
     certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
     score: np.ndarray  # int64[64]: scratch for the expansion: each child's threats made, for its order
     opponent_sequence: np.ndarray  # int64[depth]: SEQUENCE_*: the opponent's threat sequences, if asked
+    hashes: np.ndarray  # uint64[depth]: the position's orbit hash (kernels.StepTables)
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (the expansion)
     knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
     knowledge_skip: np.ndarray  # bool[65]: numbers of empty cells where the search no longer asks
@@ -272,6 +287,7 @@ def new_table(megabytes):
         recs=raw[skip : skip + size * 4].reshape(size, 4),
         filled=np.zeros(1, np.int64),
         limit=np.array([limit], np.int64),
+        seen=np.zeros(SEEN_WORDS, np.uint64),
     )
 
 
@@ -293,7 +309,7 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
         certificate=np.zeros(1 + max(1 + 2 * P.MAX_PAIRS, C.payload_bound(rules_lines)), np.uint8),
         knowledge_tries=ints(65, 2),
         knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64),
-        opponent_sequence=ints(d),
+        opponent_sequence=ints(d), hashes=words(d),
         threat_depth=np.array([threat_depth], np.int64), seq_levels=levels, seq_tried=tried,
     )  # fmt: skip
 
@@ -333,6 +349,13 @@ def key_hash(ka, kb):
 @nb.njit(cache=True, inline="always")
 def home_block(ka, kb, mask):
     return np.int64(key_hash(ka, kb) & np.uint64(mask)) & ~np.int64(WINDOW - 1)
+
+
+@nb.njit(cache=True, inline="always")
+def seen_bit(h):
+    """The word of Table.seen and the bit in it that stand for orbit hash h (its top 16 bits)."""
+    top = h >> np.uint64(48)
+    return np.int64(top >> np.uint64(6)), K.ONE << (top & np.uint64(63))
 
 
 @nb.njit(cache=True, inline="always")
@@ -447,7 +470,7 @@ def larger_table(tab):
         filled += recs[victim, META] == 0
         for w in range(4):
             recs[victim, w] = old[i, w]
-    return Table(recs, np.array([filled], np.int64), tab.limit)
+    return Table(recs, np.array([filled], np.int64), tab.limit, tab.seen)
 
 
 # ---------------------------------------------------------------- the search
@@ -539,6 +562,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     """
     K.images_into(ka, kb, t.sym_bytes, t.cell_images, st.img[0])
     st.avail[0] = K.available(ka, kb, t)
+    st.hashes[0] = K.orbit_hash_of(ka, kb, steps.orbit_hash)
     st.key_a[0] = ka
     st.key_b[0] = kb
     st.th_pn[0] = th_pn
@@ -553,7 +577,7 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     while True:
         grow = tab.recs.shape[0] < tab.limit[0]
         depth, counter, pn, dn, full = search_frames(
-            q, t, steps, tab.recs, tab.filled, grow, st, budget, eps, pair_budget, first0, stones0,
+            q, t, steps, tab.recs, tab.filled, tab.seen, grow, st, budget, eps, pair_budget, first0, stones0,
             depth, counter, entering,
         )  # fmt: skip
         if full:
@@ -565,7 +589,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
 
 @nb.njit(cache=True)
 def search_frames(
-    q, t, steps, recs, filled, grow, st, budget, eps, pair_budget, first0, stones0, depth, counter, entering
+    q, t, steps, recs, filled, seen, grow, st, budget, eps, pair_budget, first0, stones0, depth, counter,
+    entering,
 ):
     """Run solve_one's frames from ``depth`` (``entering``: its frame is new) until the root's
     frame returns, or until a frame's store fills the table half when it may ``grow``.
@@ -576,6 +601,7 @@ def search_frames(
     # a call inside the loop costs an atomic reference count increment and decrement, which
     # took a fifth of the search's time.
     order, up_bit, cell_images, compose = t.order, steps.up_bit, t.cell_images, steps.compose
+    orbit_hash, st_hashes = steps.orbit_hash, st.hashes
     rank_bytes = t.rank_bytes
     sym_bytes, win_masks = t.sym_bytes, t.win_masks
     masks_by_cell, mask_counts = t.masks_by_cell, t.mask_counts
@@ -661,6 +687,8 @@ def search_frames(
                 # threat cells open, only a stone on one can leave the game on (a child short of
                 # the disc cap is no draw, and every other stone leaves the threat playable)
                 blocks = opponent_threats & avail
+                asks_seen = filled[0] < SEEN_ENTRIES
+                side = 0 if first else 1  # the half the mover's stone goes to
                 tried = legal & blocks if blocks != K.ZERO and stones + 1 < cap else legal
                 ranks = K.permute(tried, rank_bytes, 0)
                 while ranks != K.ZERO:
@@ -678,11 +706,18 @@ def search_frames(
                         break
                     if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
                         continue
-                    best_a, best_b, g = K.canonical_child(img, cell_images[cell], on_a, limit)
                     if repeats:
                         twins |= K.twin_cells(img, first, cell_images, cell, fixed, moved)
-                    home = home_block(best_a, best_b, recs.shape[0] - 1)
-                    prefetch(recs, home)
+                    stored = True  # whether the table may hold the child; if not, keyed when entered
+                    if asks_seen:
+                        word, mask = seen_bit(st_hashes[depth] + orbit_hash[side, cell])
+                        stored = seen[word] & mask != K.ZERO
+                    if stored:
+                        best_a, best_b, g = K.canonical_child(img, cell_images[cell], on_a, limit)
+                        prefetch(recs, home_block(best_a, best_b, recs.shape[0] - 1))
+                    else:
+                        best_a = best_b = K.ZERO
+                        g = UNKEYED
                     made = 0  # the order: most threats made first, ties in t.order (a stable insertion)
                     reply = K.popcount(child_avail)  # the replies the child starts with: its legal moves
                     if gravity:
@@ -723,7 +758,10 @@ def search_frames(
         for i in range(lo, hi):
             r = st_replies[depth, i]
             pn0, dn0 = (r, np.int64(1)) if first else (np.int64(1), r)
-            cpn, cdn = numbers_or(recs, st_ka[depth, i], st_kb[depth, i], q, pn0, dn0)
+            if st_sym[depth, i] == UNKEYED:
+                cpn, cdn = pn0, dn0
+            else:
+                cpn, cdn = numbers_or(recs, st_ka[depth, i], st_kb[depth, i], q, pn0, dn0)
             st_near[depth, i], st_far[depth, i] = (cpn, cdn) if first else (cdn, cpn)
         # the sum saturates: INF when a child's number is INF, else at most INF - 1 (numbers are
         # at most INF, so 64 of them sum within int64); a loop without branches, vectorised
@@ -755,6 +793,8 @@ def search_frames(
         if pn >= st_th_pn[depth] or dn >= st_th_dn[depth] or counter >= budget:
             work = counter - st_start[depth] + 1
             store(recs, filled, st_key_a[depth], st_key_b[depth], q, pn, dn, work, st_marks[depth])
+            word, mask = seen_bit(st_hashes[depth])
+            seen[word] |= mask
             if depth == 0:
                 root_pn, root_dn = pn, dn
             depth -= 1
@@ -782,9 +822,15 @@ def search_frames(
         # the child's images, reordered so that the frame's position is its canonical key:
         # then its children's order depends on the position alone, not on the path to it
         cell = st_moves[depth, best]
+        side = 0 if first else 1  # the half the mover's stone goes to
+        if st_sym[depth, best] == UNKEYED:
+            img = st_img[depth]
+            on_a = EMPTY if first else K.ZERO
+            st_ka[depth, best], st_kb[depth, best], st_sym[depth, best] = K.canonical_child(
+                img, cell_images[cell], on_a, K.own_key_below(img)
+            )
         g = st_sym[depth, best]
         bit = K.ONE << np.uint64(cell)
-        side = 0 if first else 1  # the half the mover's stone goes to
         for s in range(2 * nsym):
             st_child[s] = st_img[depth, s]
         for s in range(nsym):
@@ -796,6 +842,7 @@ def search_frames(
         avail = (st_avail[depth] ^ bit) | up_bit[cell]
         st_avail[d] = avail if g == 0 else K.permute(avail, sym_bytes, g)
         st_last[d] = -1
+        st_hashes[d] = st_hashes[depth] + orbit_hash[side, cell]
         st_key_a[d] = st_ka[depth, best]
         st_key_b[d] = st_kb[depth, best]
         st_th_pn[d] = child_near if first else child_far

@@ -298,6 +298,52 @@ def test_move_ranks_list_a_masks_cells_in_move_order(spec):
         assert [order[r] for r in range(64) if ranks >> r & 1] == [c for c in order if mask >> c & 1]
 
 
+@pytest.mark.parametrize("spec", ["qango6", "connect4:7x6", "mnk:5,5,4", "tictactoe", "qango7"])
+def test_orbit_hash_is_one_for_a_position_and_its_images(spec):
+    """A position's orbit hash (kernels.StepTables.orbit_hash), by which the search skips the
+    children its table cannot hold, is the same for every image of the position, and the search
+    makes a child's from its parent's and the stone: the sum over the stones."""
+    g = load_game(spec)
+    t = g.tables
+    orbit_hash = K.step_tables(t).orbit_hash
+    rng = random.Random(7)
+    cells = [int(c) for c in t.order]
+    for _ in range(100):
+        stones = rng.sample(cells, rng.randint(0, len(cells) // 2))
+        a = sum(1 << c for c in stones[::2])
+        b = sum(1 << c for c in stones[1::2])
+        h = int(K.orbit_hash_of(np.uint64(a), np.uint64(b), orbit_hash))
+        for s in range(t.sym_bytes.shape[0]):
+            ia, ib = (K.permute(np.uint64(x), t.sym_bytes, s) for x in (a, b))
+            assert int(K.orbit_hash_of(ia, ib, orbit_hash)) == h
+        total = sum(int(orbit_hash[i % 2, c]) for i, c in enumerate(stones))
+        assert h == total % 2**64
+
+
+@pytest.mark.parametrize("spec, nodes", [("qango6", BIG), ("connect4:7x6", 100_000), ("mnk:5,5,4", 50_000)])
+def test_table_seen_bits_cover_every_position_stored(spec, nodes):
+    """Table.seen has the bit of every position the table holds, so that a child whose bit is
+    clear is truly not in it: after searches that fill the table past its first size (it grows,
+    and keeps the bits), and mid-game jobs on the same table."""
+    from pndb.inner import seen_bit
+
+    g = load_game(spec)
+    solver = InnerSolver(g, 100, 64)
+    start = np.zeros(1, np.uint64)
+    solver.run(InnerJob(start, start, 0, nodes))
+    positions = sample(spec, 40, 8, 14, 3)
+    keys = [K.canonical(np.uint64(a), np.uint64(b), g.tables.sym_bytes) for a, b, _ in positions]
+    ka, kb = (np.array([k[i] for k in keys], np.uint64) for i in (0, 1))
+    solver.run(InnerJob(ka, kb, 1, 2_000))
+    recs, seen = solver.table.recs, solver.table.seen
+    orbit_hash = solver.steps.orbit_hash
+    stored = recs[recs[:, 3] != 0]
+    assert len(stored) > 1000
+    for a, b in stored[:, :2]:
+        word, bit = seen_bit(np.uint64(K.orbit_hash_of(a, b, orbit_hash)))
+        assert int(seen[word]) & int(bit)
+
+
 @pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4", "connect4:5x4", "qango6", "mnk:5,5,4"])
 def test_one_node_sees_threats(spec):
     """A search of one node expands the root alone: its numbers then show which children it

@@ -512,6 +512,9 @@ StepTables = namedtuple(
         "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
         "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
         # the image under s of the image under g of i): images of g(P) are images of P reordered
+        "orbit_hash",  # uint64[2, 64]: what a stone of the first (0) or second (1) player on cell
+        # i adds to a position's orbit hash, the same on every cell of i's orbit: a position and
+        # its images have one hash (the sum), and a child's is its parent's plus its stone's
     ],
 )
 
@@ -532,4 +535,30 @@ def step_tables(t):
         for g in range(nsym):
             after = [int(image[int(image[c, g]).bit_length() - 1, s]) for c in cells]
             compose[s, g] = next(h for h in range(nsym) if [int(image[c, h]) for c in cells] == after)
-    return StepTables(up_bit=up_bit, compose=compose)
+    orbit_hash = np.zeros((2, 64), np.uint64)
+    for c in cells:
+        orbit = min(int(image[c, s]).bit_length() - 1 for s in range(nsym))  # its least cell names it
+        for player in range(2):
+            orbit_hash[player, c] = mixed(2 * orbit + player + 1)
+    return StepTables(up_bit=up_bit, compose=compose, orbit_hash=orbit_hash)
+
+
+def mixed(x):
+    """A 64-bit value that looks random, from the small number x (splitmix64's finaliser)."""
+    m = (1 << 64) - 1
+    x = (x * 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return np.uint64(x ^ (x >> 31))
+
+
+@njit(cache=True)
+def orbit_hash_of(a, b, orbit_hash):
+    """The orbit hash of the position (a, b) (StepTables.orbit_hash), the same for its images."""
+    h = ZERO
+    for player in range(2):
+        bits = a if player == 0 else b
+        while bits != ZERO:
+            h += orbit_hash[player, lowest_cell(bits)]
+            bits &= bits - ONE
+    return h
