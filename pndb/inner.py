@@ -266,6 +266,7 @@ class Stack(NamedTuple):
     score: np.ndarray  # int64[64]: scratch for the expansion: each child's threats made, for its order
     opponent_sequence: np.ndarray  # int64[depth]: SEQUENCE_*: the opponent's threat sequences, if asked
     hashes: np.ndarray  # uint64[depth]: the position's orbit hash (kernels.StepTables)
+    limit: np.ndarray  # uint64[depth]: the position's kernels.own_key_below, for its children's keys
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (the expansion)
     knowledge_tries: np.ndarray  # int64[65, 2]: per number of empty cells, knowledge tries, decisions
     knowledge_skip: np.ndarray  # bool[65]: numbers of empty cells where the search no longer asks
@@ -309,7 +310,7 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
         certificate=np.zeros(1 + max(1 + 2 * P.MAX_PAIRS, C.payload_bound(rules_lines)), np.uint8),
         knowledge_tries=ints(65, 2),
         knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64),
-        opponent_sequence=ints(d), hashes=words(d),
+        opponent_sequence=ints(d), hashes=words(d), limit=words(d),
         threat_depth=np.array([threat_depth], np.int64), seq_levels=levels, seq_tried=tried,
     )  # fmt: skip
 
@@ -601,7 +602,7 @@ def search_frames(
     # a call inside the loop costs an atomic reference count increment and decrement, which
     # took a fifth of the search's time.
     order, up_bit, cell_images, compose = t.order, steps.up_bit, t.cell_images, steps.compose
-    orbit_hash, st_hashes = steps.orbit_hash, st.hashes
+    orbit_hash, st_hashes, st_limit = steps.orbit_hash, st.hashes, st.limit
     rank_bytes = t.rank_bytes
     sym_bytes, win_masks = t.sym_bytes, t.win_masks
     masks_by_cell, mask_counts = t.masks_by_cell, t.mask_counts
@@ -617,6 +618,8 @@ def search_frames(
     root_dn = np.int64(1)
     while depth >= 0:
         first = first0 != (depth & 1 == 1)
+        side = 0 if first else 1  # the half the mover's stone goes to: a (0) or b (1)
+        on_a = EMPTY if first else K.ZERO  # ... as a mask: all ones for a
         if entering:
             entering = False
             # expansion: write the frame's ongoing children (keys canonical, one per symmetry
@@ -682,13 +685,12 @@ def search_frames(
                 repeats = fixed | moved != K.ZERO
                 twins = K.ZERO  # the cells whose children repeat one written
                 limit = K.own_key_below(img)
-                on_a = EMPTY if first else K.ZERO  # where the mover's stone goes: the a or the b half
+                st_limit[depth] = limit  # for the keys of the children made when entered
                 # the cells to try, in move order (their ranks, lowest first): with the opponent's
                 # threat cells open, only a stone on one can leave the game on (a child short of
                 # the disc cap is no draw, and every other stone leaves the threat playable)
                 blocks = opponent_threats & avail
                 asks_seen = filled[0] < SEEN_ENTRIES
-                side = 0 if first else 1  # the half the mover's stone goes to
                 tried = legal & blocks if blocks != K.ZERO and stones + 1 < cap else legal
                 ranks = K.permute(tried, rank_bytes, 0)
                 while ranks != K.ZERO:
@@ -822,12 +824,9 @@ def search_frames(
         # the child's images, reordered so that the frame's position is its canonical key:
         # then its children's order depends on the position alone, not on the path to it
         cell = st_moves[depth, best]
-        side = 0 if first else 1  # the half the mover's stone goes to
         if st_sym[depth, best] == UNKEYED:
-            img = st_img[depth]
-            on_a = EMPTY if first else K.ZERO
             st_ka[depth, best], st_kb[depth, best], st_sym[depth, best] = K.canonical_child(
-                img, cell_images[cell], on_a, K.own_key_below(img)
+                st_img[depth], cell_images[cell], on_a, st_limit[depth]
             )
         g = st_sym[depth, best]
         bit = K.ONE << np.uint64(cell)
