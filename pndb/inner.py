@@ -776,14 +776,11 @@ def search_frames(
         near = INF
         near2 = INF
         best = -1
-        for i in range(n):
+        for i in range(n):  # selects, not branches: which child is least is unpredictable
             cnear = st_near[depth, i]
-            if cnear < near:
-                near2 = near
-                near = cnear
-                best = i
-            elif cnear < near2:
-                near2 = cnear
+            best = i if cnear < near else best
+            near2 = min(near2, max(near, cnear))
+            near = min(near, cnear)
         best_far = st_far[depth, best] if best >= 0 else np.int64(0)
         if n == DECIDED_FOR_MOVER:
             near = np.int64(0)
