@@ -54,9 +54,12 @@ children it enters skip the search (tests/test_threats.py checks the claim child
 The answer is kept in the frame's table entry (OPPONENT_ASKED, OPPONENT_NONE): df-pn enters a
 position many times, and on the qango6 start a third of these searches were of positions
 searched before (432 in 1,700 nodes, 290 with the marks; 888 of the player to move besides). Proof
-extraction asks the same search at an owner-to-move position where no stone wins by its
-status, before it reads the table (the search decided most positions that have a sequence by
-it; a NO_SEQUENCE mark skips it), and walks the sequence as any proof (sequence_move): the
+extraction plays the sequence's first stone that the search stored with the position (it wins
+outright, so it serves either question), or else asks the same search at an owner-to-move
+position where no stone wins by its status, before it reads the table (the search decided most
+positions that have a sequence by it; a NO_SEQUENCE mark skips it; on the qango6 start 59 of the
+125 sequences extraction walks are so stored), and walks the sequence as any proof
+(sequence_move): the
 owner's move at each of its positions, every reply of the opponent (those that do not block
 lose at once), so a book needs no certificate for it. Measured (bench/threats.py, depth 3
 against off, whole solves with their books verified, on a shared 2-core machine):
@@ -147,7 +150,9 @@ KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # for question q here, 7: no threat sequence (at the solver's depth) wins for the player to move
 # here, 8 + q: knowledge decided question q here (in the search), 10 + q: proof extraction has
 # handed out this position's proof for question q, all of it, 12: the opponent's threat
-# sequences have been searched here (as if it were to move), 13: ... and it has none, 14-63 work.
+# sequences have been searched here (as if it were to move), 13: ... and it has none, 14-20 the
+# first stone of a threat sequence that wins for the player to move here, plus one (0: none
+# known), 21-63 work.
 # An entry in use always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
 NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
@@ -158,7 +163,9 @@ OPPONENT_ASKED = np.uint64(1 << 12)  # META bit 12: the frame's opponent sequenc
 OPPONENT_NONE = np.uint64(1 << 13)  # META bit 13: ... and none found
 FLAGS = np.uint64(0x3FF0)  # META bits 4-13
 UNKNOWN = np.uint64(1 | 1 << 32)  # NUMS of a new entry: pn 1, dn 1
-WORK_SHIFT = np.uint64(14)
+SEQUENCE_SHIFT = np.uint64(14)
+SEQUENCE_CELL = np.uint64(0x7F << 14)  # META bits 14-20: a winning threat sequence's first stone + 1
+WORK_SHIFT = np.uint64(21)
 LOW32 = np.uint64(0xFFFFFFFF)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no position has 64 first-player stones
 # a frame's children count, when its expansion (in solve_one) finds the position decided:
@@ -270,6 +277,7 @@ class Stack(NamedTuple):
     certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
     score: np.ndarray  # int64[64]: scratch for the expansion: each child's threats made, for its order
     opponent_sequence: np.ndarray  # int64[depth]: SEQUENCE_*: the opponent's threat sequences, if asked
+    sequence_move: np.ndarray  # int64[depth]: the first stone of a threat sequence that decided it, or -1
     hashes: np.ndarray  # uint64[depth]: the position's orbit hash (kernels.StepTables)
     limit: np.ndarray  # uint64[depth]: the position's kernels.own_key_below, for its children's keys
     replies: np.ndarray  # int64[depth, 64]: each child's estimated non-losing replies (the expansion)
@@ -320,7 +328,7 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
         knowledge_tries=ints(65, 2),
         knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64), rank=ints(d, 64),
         pending=words(d),
-        opponent_sequence=ints(d), hashes=words(d), limit=words(d),
+        opponent_sequence=ints(d), sequence_move=ints(d), hashes=words(d), limit=words(d),
         threat_depth=np.array([threat_depth], np.int64), seq_levels=levels, seq_tried=tried,
     )  # fmt: skip
 
@@ -421,10 +429,18 @@ def entry_work(recs, ka, kb):
     return np.int64(0) if s < 0 else np.int64(recs[s, META] >> WORK_SHIFT)
 
 
+@nb.njit(cache=True, inline="always")
+def entry_sequence(meta):
+    """The first stone of a threat sequence that wins for the player to move, as a table entry's
+    META ``meta`` records it; -1 when it records none."""
+    return np.int64((meta & SEQUENCE_CELL) >> SEQUENCE_SHIFT) - 1
+
+
 @nb.njit(cache=True, _nrt=False)  # allocates nothing: no atomic reference counts for its arrays
-def store(recs, filled, ka, kb, q, pn, dn, work, marks):
-    """Record a search's result: a fact when it solved the question, else its numbers; and the
-    NO_VERDICT ``marks`` it found. (A Table's arrays, not the tuple: binding it cost reference
+def store(recs, filled, ka, kb, q, pn, dn, work, marks, sequence):
+    """Record a search's result: a fact when it solved the question, else its numbers; the
+    NO_VERDICT ``marks`` it found, and the first stone of a threat ``sequence`` that wins for the
+    player to move (-1: none found). (A Table's arrays, not the tuple: binding it cost reference
     counts for each.)"""
     home = home_block(ka, kb, recs.shape[0] - 1)
     victim = home
@@ -447,7 +463,9 @@ def store(recs, filled, ka, kb, q, pn, dn, work, marks):
         meta = np.uint64(LO_HI_OPEN | q << 4)
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
-    flags = meta & FLAGS | marks
+    flags = meta & (FLAGS | SEQUENCE_CELL) | marks
+    if sequence >= 0:  # it wins outright: it serves either question, for good
+        flags = flags & ~SEQUENCE_CELL | np.uint64(sequence + 1) << SEQUENCE_SHIFT
     goal = 2 - q
     if pn == 0:
         lo = max(lo, goal)
@@ -624,7 +642,7 @@ def search_frames(
     st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
     st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
     st_rank, st_pending = st.rank, st.pending
-    st_opponent_sequence = st.opponent_sequence
+    st_opponent_sequence, st_sequence_move = st.opponent_sequence, st.sequence_move
     root_pn = np.int64(1)
     root_dn = np.int64(1)
     while depth >= 0:
@@ -662,6 +680,7 @@ def search_frames(
             st_opponent_sequence[depth] = opponent
             n = 0
             pending = K.ZERO
+            st_sequence_move[depth] = -1
             if own_threats & legal != K.ZERO:
                 n = DECIDED_FOR_MOVER
             elif sequences:
@@ -675,6 +694,7 @@ def search_frames(
                         )  # fmt: skip
                         if found >= 0:
                             n = DECIDED_FOR_MOVER
+                            st_sequence_move[depth] = found
                         else:
                             st_marks[depth] = NO_SEQUENCE
             if n == 0 and pair_budget != 0:
@@ -832,7 +852,10 @@ def search_frames(
         pn, dn = (near, far) if first else (far, near)
         if pn >= st_th_pn[depth] or dn >= st_th_dn[depth] or counter >= budget:
             work = counter - st_start[depth] + 1
-            store(recs, filled, st_key_a[depth], st_key_b[depth], q, pn, dn, work, st_marks[depth])
+            store(
+                recs, filled, st_key_a[depth], st_key_b[depth], q, pn, dn, work, st_marks[depth],
+                st_sequence_move[depth],
+            )  # fmt: skip
             word, mask = seen_bit(st_hashes[depth])
             seen[word] |= mask
             if depth == 0:
@@ -1213,9 +1236,15 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
                     continue
         if owner:
             # a stone whose status decides; else a threat sequence, which decides most of the
-            # positions the search proved without children (unless the table says it has none);
-            # else the child the table knows, which needs every child's key
+            # positions the search proved without children: the one the search stored, or one
+            # searched for here (unless the table says there is none); else the child the table
+            # knows, which needs every child's key
             found = decided_good_child(n, cs, q, proven)
+            cell = -1 if found >= 0 or s < 0 else entry_sequence(recs[s, META])
+            for i in range(n if cell >= 0 else 0):
+                if moves[i] == cell:
+                    found = i
+                    break
             if found < 0 and (s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO):
                 cell = sequence_move(
                     a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts

@@ -344,6 +344,32 @@ def test_table_seen_bits_cover_every_position_stored(spec, nodes):
         assert int(seen[word]) & int(bit)
 
 
+@pytest.mark.parametrize("spec", ["qango6", "mnk:5,5,4"])
+def test_stored_sequence_stones_win_for_the_player_to_move(spec):
+    """The first stone of a threat sequence a table entry records (META bits 14-20, cell + 1),
+    which proof extraction plays without searching the sequence again, wins the game for the
+    position's player to move: minimax at every entry holding one, after searches of both
+    questions."""
+    from pndb import inner
+
+    g = load_game(spec)
+    solver = InnerSolver(g, 100, 64)
+    items = qango6_sample() if spec == "qango6" else MORE_SAMPLES[spec]()
+    ka, kb = keys_of(g, [(a, b) for a, b, _ in items])
+    for q in (0, 1):
+        search(solver, ka, kb, q)
+    recs = solver.table.recs
+    checked = 0
+    for a, b, meta in recs[recs[:, inner.META] != 0][:, [inner.KEY_A, inner.KEY_B, inner.META]].tolist():
+        cell = (meta >> int(inner.SEQUENCE_SHIFT) & 0x7F) - 1
+        if cell < 0:
+            continue
+        child = R.play(ref(spec), a, b, cell)
+        assert minimax(spec, *child) == (1 if R.first_to_move(a, b) else -1), (spec, a, b, cell)
+        checked += 1
+    assert checked >= 20
+
+
 @pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4", "connect4:5x4", "qango6", "mnk:5,5,4"])
 def test_one_node_sees_threats(spec):
     """A search of one node expands the root alone: its numbers then show which children it
