@@ -827,22 +827,20 @@ def search_frames(
             least = min(least, key)
         # a pending child's numbers: the near one (which the child sums) its legal moves, the far 1
         near0 = K.popcount(st_avail[depth]) - 1
-        far0 = np.int64(1)
         if pending != K.ZERO:  # the pending children, the same numbers each: the first two count
-            count = K.popcount(pending)
-            far_sum += count * far0
-            far_max = max(far_max, far0)
+            far_sum += K.popcount(pending)  # (far numbers of 1: far_max need not see them)
             key = near0 << RANK_BITS | K.lowest_cell(pending)
             best = n if key < least else best  # n: the first pending child, written when entered
             second = min(second, max(least, key))
             least = min(least, key)
-            if count > 1:
-                key = near0 << RANK_BITS | K.lowest_cell(pending & (pending - K.ONE))
+            rest = pending & (pending - K.ONE)
+            if rest != K.ZERO:
+                key = near0 << RANK_BITS | K.lowest_cell(rest)
                 second = min(second, max(least, key))
         far = INF if far_max >= INF else min(far_sum, INF - 1)
         near = least >> RANK_BITS
         near2 = second >> RANK_BITS
-        best_far = st_far[depth, best] if 0 <= best < n else far0 if best == n else np.int64(0)
+        best_far = st_far[depth, best] if 0 <= best < n else np.int64(1) if best == n else np.int64(0)
         if n == DECIDED_FOR_MOVER:
             near = np.int64(0)
             far = INF

@@ -331,9 +331,7 @@ def test_table_seen_bits_cover_every_position_stored(spec, nodes):
     solver = InnerSolver(g, 100, 64)
     start = np.zeros(1, np.uint64)
     solver.run(InnerJob(start, start, 0, nodes))
-    positions = sample(spec, 40, 8, 14, 3)
-    keys = [K.canonical(np.uint64(a), np.uint64(b), g.tables.sym_bytes) for a, b, _ in positions]
-    ka, kb = (np.array([k[i] for k in keys], np.uint64) for i in (0, 1))
+    ka, kb = keys_of(g, [(a, b) for a, b, _ in sample(spec, 40, 8, 14, 3)])
     solver.run(InnerJob(ka, kb, 1, 2_000))
     recs, seen = solver.table.recs, solver.table.seen
     orbit_hash = solver.steps.orbit_hash
