@@ -1239,18 +1239,14 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             # knows, which needs every child's key
             found = decided_good_child(n, cs, q, proven)
             cell = -1 if found >= 0 or s < 0 else entry_sequence(recs[s, META])
-            for i in range(n if cell >= 0 else 0):
-                if moves[i] == cell:
-                    found = i
-                    break
-            if found < 0 and (s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO):
+            if found < 0 and cell < 0 and (s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO):
                 cell = sequence_move(
                     a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
                 )  # fmt: skip
-                for i in range(n if cell >= 0 else 0):
-                    if moves[i] == cell:
-                        found = i
-                        break
+            for i in range(n if found < 0 and cell >= 0 else 0):
+                if moves[i] == cell:
+                    found = i
+                    break
             if found >= 0 and not K.FIRST_WON <= cs[found] <= K.DRAW:  # the child walked on: its key
                 on_a, limit = K.key_images(a, b, sym_bytes, cell_images, img)
                 ca[found], cb[found], _ = K.canonical_child(img, cell_images[moves[found]], on_a, limit)

@@ -359,7 +359,7 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
     recs = solver.table.recs
     checked = 0
     for a, b, meta in recs[recs[:, inner.META] != 0][:, [inner.KEY_A, inner.KEY_B, inner.META]].tolist():
-        cell = (meta >> int(inner.SEQUENCE_SHIFT) & 0x7F) - 1
+        cell = int(inner.entry_sequence(np.uint64(meta)))
         if cell < 0:
             continue
         child = R.play(ref(spec), a, b, cell)
