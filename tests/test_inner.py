@@ -501,6 +501,38 @@ def resident_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def test_table_grows_in_place_as_if_every_entry_were_stored_anew():
+    """larger_table grows the table within its arena, moving only some entries; the table it
+    gives is the one inserting every entry anew into an empty table of four times the size makes
+    (each in the first free slot of its window, in the old table's order): the same slots, none
+    lost, whether a window was full, half full or empty, and nothing beyond it in the arena."""
+    from pndb import inner
+
+    tab = inner.new_table(16)  # room to grow fourfold, then twofold (to its limit)
+    assert tab.recs.shape[0] * 4 < tab.arena.shape[0] < tab.recs.shape[0] * 16
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        size = tab.recs.shape[0]
+        for ka, kb in rng.integers(1, 1 << 63, (size * 3 // 4, 2), dtype=np.uint64):
+            work = int(rng.integers(1, 50))
+            inner.store(tab.recs, tab.filled, ka, kb, 0, 3, 4, work, np.uint64(0), -1)
+        old = tab.recs.copy()
+        grown = min(4 * size, tab.arena.shape[0])
+        windows = old[:, 3].reshape(-1, inner.WINDOW) != 0
+        assert windows.all(axis=1).any() and (windows.sum(axis=1) == 1).any() and (~windows).all(axis=1).any()
+        expected = np.zeros((grown, 4), np.uint64)
+        for entry in old[old[:, 3] != 0]:
+            home = inner.home_block(entry[0], entry[1], grown - 1)
+            slot = home
+            while expected[slot, 3] != 0:
+                slot += 1
+            assert slot < home + inner.WINDOW
+            expected[slot] = entry
+        tab = inner.larger_table(tab)
+        assert np.array_equal(tab.recs, expected)
+        assert tab.filled[0] == np.count_nonzero(old[:, 3]) and not tab.arena[grown:].any()
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
 def test_table_memory_follows_use_and_is_reported():
     """A table allowed 1 GB takes memory as the search stores positions, not all at once (the
