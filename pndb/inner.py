@@ -112,9 +112,9 @@ It starts at 2 MB and grows fourfold once half full, up to its limit (--inner-mb
 memory follows what the search stores (a table touched at random is soon resident in full). It
 grows in place, in memory reserved for its limit at the start and backed by the OS only where
 touched, in huge pages (2 MB) where the OS gives them: an entry's new place is its window or one
-of three beyond the old table, so that growing moves three quarters of the entries and never
-copies the table. Against a new table per growth in 4 KB pages (bench/ab.py, 2 M nodes): the
-mnk:5,5,4 and connect4:7x6 starts took about 15% less time.
+of three beyond the old table, so that growing moves three quarters of the entries and copies
+no table but the first (2 MB, into the reserved memory). Against a new table per growth in 4 KB
+pages (bench/ab.py, 2 M nodes): the mnk:5,5,4 and connect4:7x6 starts took about 15% less time.
 """
 
 import math
@@ -246,7 +246,8 @@ class TableMemory(NamedTuple):
 
 
 class Table(NamedTuple):
-    recs: np.ndarray  # uint64[size, 4]: KEY_A, KEY_B, NUMS (pn | dn << 32), META; the arena's first rows
+    # uint64[size, 4]: KEY_A, KEY_B, NUMS (pn | dn << 32), META; once grown, the arena's first rows
+    recs: np.ndarray
     filled: np.ndarray  # int64[1]: entries in use
     arena: np.ndarray  # uint64[limit, 4]: the memory it may grow into, zero beyond recs
     # uint64[SEEN_WORDS]: the bits of the orbit hashes (kernels.StepTables) of the positions
@@ -305,9 +306,7 @@ def new_table(megabytes):
     entries = max(1024, int(megabytes * (1 << 20) // ENTRY_BYTES))
     limit = 1 << (entries.bit_length() - 1)
     size = min(limit, INITIAL_ENTRIES)
-    raw = np.zeros(size * 4 + 8, np.uint64)
-    skip = (-raw.ctypes.data % 64) // 8  # aligned to cache lines
-    recs = raw[skip : skip + size * 4].reshape(size, 4)
+    recs = aligned_rows(np.zeros(size * ENTRY_BYTES + 64, np.uint8), size, 64)  # to cache lines
     return Table(
         recs=recs,
         filled=np.zeros(1, np.int64),
@@ -323,15 +322,19 @@ def zero_arena(entries):
     """uint64[entries, 4] of zeros, 2 MB aligned, whose pages the OS backs only when touched
     (a private anonymous mapping), in huge pages where it gives them for the asking (Linux's
     transparent huge pages in their "madvise" mode): a fault backs 2 MB, not 4 KB."""
-    size = entries * ENTRY_BYTES
     if not hasattr(mmap, "MAP_PRIVATE"):  # no POSIX mmap: zeros the OS backs as it will
         return np.zeros((entries, 4), np.uint64)
-    memory = mmap.mmap(-1, size + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    memory = mmap.mmap(-1, entries * ENTRY_BYTES + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if hasattr(mmap, "MADV_HUGEPAGE"):
         memory.madvise(mmap.MADV_HUGEPAGE)
-    raw = np.frombuffer(memory, np.uint8)  # (the array keeps the mapping)
-    skip = -raw.ctypes.data % HUGE_PAGE
-    return raw[skip : skip + size].view(np.uint64).reshape(entries, 4)
+    return aligned_rows(np.frombuffer(memory, np.uint8), entries, HUGE_PAGE)  # (it keeps the mapping)
+
+
+def aligned_rows(raw, entries, align):
+    """Table rows, uint64[entries, 4], in the bytes ``raw`` from the first multiple of ``align``
+    (``raw`` has ``align`` bytes to spare)."""
+    skip = -raw.ctypes.data % align
+    return raw[skip : skip + entries * ENTRY_BYTES].view(np.uint64).reshape(entries, 4)
 
 
 def new_stack(nsym, patterns, threat_depth, rules_lines):
