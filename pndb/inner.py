@@ -834,16 +834,36 @@ def search_frames(
         # player sums) at its estimated replies, the other at 1 (module docstring).
         # OR node (first player moves): pn = min, dn = sum; AND node: the other way round. A
         # child's "near" number is the one minimised at this node, its "far" number the one summed.
+        # A child refuted for the mover (near INF, far 0) is dropped, the frame's last child moved
+        # into its place: it is never the least and adds nothing to the sum, and the scans below
+        # then read only the children still open (the rank keys keep every choice the same).
         lo = 0 if st_last[depth] < 0 else st_last[depth]
         hi = n if st_last[depth] < 0 else lo + 1
-        for i in range(lo, hi):
+        i = lo
+        while i < hi:
             r = st_replies[depth, i]
             pn0, dn0 = (r, np.int64(1)) if first else (np.int64(1), r)
             if st_sym[depth, i] == UNKEYED:
                 cpn, cdn = pn0, dn0
             else:
                 cpn, cdn = numbers_or(recs, st_ka[depth, i], st_kb[depth, i], q, pn0, dn0)
-            st_near[depth, i], st_far[depth, i] = (cpn, cdn) if first else (cdn, cpn)
+            near_i, far_i = (cpn, cdn) if first else (cdn, cpn)
+            if near_i >= INF and far_i == 0:
+                n -= 1
+                hi -= 1  # the child moved in was read already, or is read next
+                st_moves[depth, i] = st_moves[depth, n]
+                st_sym[depth, i] = st_sym[depth, n]
+                st_ka[depth, i] = st_ka[depth, n]
+                st_kb[depth, i] = st_kb[depth, n]
+                st_replies[depth, i] = st_replies[depth, n]
+                st_rank[depth, i] = st_rank[depth, n]
+                st_near[depth, i] = st_near[depth, n]
+                st_far[depth, i] = st_far[depth, n]
+                st_n[depth] = n
+                continue
+            st_near[depth, i] = near_i
+            st_far[depth, i] = far_i
+            i += 1
         # the sum saturates: INF when a child's number is INF, else at most INF - 1 (numbers are
         # at most INF, so 64 of them sum within int64); a loop without branches, vectorised
         far_sum = np.int64(0)
