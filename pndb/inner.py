@@ -264,6 +264,11 @@ class Stack(NamedTuple):
     img: np.ndarray  # uint64[depth, 2 * nsym]: (a, b) under each symmetry; symmetry 0 is the position
     child: np.ndarray  # uint64[2 * nsym]: the same for the child being entered, before it is made canonical
     avail: np.ndarray  # uint64[depth]: cells a stone can take, before the first-move restriction
+    # uint64[depth, 2]: the threat cells (K.threats_of_both) of the position's mover and of its
+    # opponent; a child's from its parent's: a threat pattern has no empty cell but its threat,
+    # so the stone on a cell blocks no threat but one on that cell, and makes those of
+    # K.threats_made: one pass over the patterns through the cell instead of over all
+    threats: np.ndarray
     key_a: np.ndarray
     key_b: np.ndarray
     th_pn: np.ndarray
@@ -347,7 +352,8 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
     d = MAX_DEPTH
     levels, tried = P.new_sequence_work()
     return Stack(
-        img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), key_a=words(d), key_b=words(d),
+        img=words(d, 2 * nsym), child=words(2 * nsym), avail=words(d), threats=words(d, 2),
+        key_a=words(d), key_b=words(d),
         th_pn=ints(d), th_dn=ints(d), start=ints(d), n=ints(d), marks=words(d), last=ints(d),
         moves=ints(d, 64), sym=ints(d, 64), ka=words(d, 64), kb=words(d, 64),
         near=ints(d, 64), far=ints(d, 64),
@@ -628,6 +634,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     """
     K.images_into(ka, kb, t.sym_bytes, t.cell_images, st.img[0])
     st.avail[0] = K.available(ka, kb, t)
+    mine, theirs = (ka, kb) if K.first_to_move(ka, kb) else (kb, ka)
+    st.threats[0, 0], st.threats[0, 1] = K.threats_of_both(mine, theirs, t.win_masks)
     st.hashes[0] = K.orbit_hash_of(ka, kb, steps.orbit_hash)
     st.key_a[0] = ka
     st.key_b[0] = kb
@@ -675,6 +683,7 @@ def search_frames(
     gravity = t.gravity[0] != 0
     threat_depth = st.threat_depth[0]
     st_img, st_child, st_avail, st_marks, st_n, st_last = st.img, st.child, st.avail, st.marks, st.n, st.last
+    st_threats = st.threats
     st_key_a, st_key_b, st_th_pn, st_th_dn, st_start = st.key_a, st.key_b, st.th_pn, st.th_dn, st.start
     st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
     st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
@@ -700,7 +709,8 @@ def search_frames(
             mine, theirs = (a, b) if first else (b, a)
             avail = st_avail[depth]
             legal = avail & ~forbidden if stones == 0 else avail
-            own_threats, opponent_threats = K.threats_of_both(mine, theirs, win_masks)
+            own_threats = st_threats[depth, 0]
+            opponent_threats = st_threats[depth, 1]
             st_marks[depth] = K.ZERO
             # threat sequences are asked where the mover cannot win at once and the opponent has
             # no threat (the opponent's once the frame enters a child, below); the frame's table
@@ -963,7 +973,19 @@ def search_frames(
             st_img[d, 2 * s] = st_child[2 * h]
             st_img[d, 2 * s + 1] = st_child[2 * h + 1]
         avail = (st_avail[depth] ^ bit) | up_bit[cell]
-        st_avail[d] = avail if g == 0 else K.permute(avail, sym_bytes, g)
+        mover = st_img[depth, side]
+        opponent = st_img[depth, 1 - side]
+        child_own = st_threats[depth, 1] & ~bit  # the child's mover is the opponent
+        made = K.threats_made(mover, opponent, cell, masks_by_cell, mask_counts)
+        child_opponent = (st_threats[depth, 0] & ~bit) | made
+        if g == 0:
+            st_avail[d] = avail
+            st_threats[d, 0] = child_own
+            st_threats[d, 1] = child_opponent
+        else:
+            st_avail[d] = K.permute(avail, sym_bytes, g)
+            st_threats[d, 0] = K.permute(child_own, sym_bytes, g)
+            st_threats[d, 1] = K.permute(child_opponent, sym_bytes, g)
         st_last[d] = -1
         st_hashes[d] = st_hashes[depth] + orbit_hash[side, cell]
         st_key_a[d] = st_ka[depth, best]
