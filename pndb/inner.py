@@ -634,7 +634,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     """
     K.images_into(ka, kb, t.sym_bytes, t.cell_images, st.img[0])
     st.avail[0] = K.available(ka, kb, t)
-    mine, theirs = (ka, kb) if K.first_to_move(ka, kb) else (kb, ka)
+    first0 = K.first_to_move(ka, kb)
+    mine, theirs = (ka, kb) if first0 else (kb, ka)
     st.threats[0, 0], st.threats[0, 1] = K.threats_of_both(mine, theirs, t.win_masks)
     st.hashes[0] = K.orbit_hash_of(ka, kb, steps.orbit_hash)
     st.key_a[0] = ka
@@ -643,7 +644,6 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     st.th_dn[0] = th_dn
     st.start[0] = 1
     st.last[0] = -1
-    first0 = K.first_to_move(ka, kb)
     stones0 = K.popcount(ka | kb)
     depth = 0
     counter = 1
@@ -869,11 +869,11 @@ def search_frames(
                 st_rank[depth, i] = st_rank[depth, n]
                 st_near[depth, i] = st_near[depth, n]
                 st_far[depth, i] = st_far[depth, n]
-                st_n[depth] = n
                 continue
             st_near[depth, i] = near_i
             st_far[depth, i] = far_i
             i += 1
+        st_n[depth] = n
         # the sum saturates: INF when a child's number is INF, else at most INF - 1 (numbers are
         # at most INF, so 64 of them sum within int64); a loop without branches, vectorised
         far_sum = np.int64(0)
@@ -978,14 +978,13 @@ def search_frames(
         child_own = st_threats[depth, 1] & ~bit  # the child's mover is the opponent
         made = K.threats_made(mover, opponent, cell, masks_by_cell, mask_counts)
         child_opponent = (st_threats[depth, 0] & ~bit) | made
-        if g == 0:
-            st_avail[d] = avail
-            st_threats[d, 0] = child_own
-            st_threats[d, 1] = child_opponent
-        else:
-            st_avail[d] = K.permute(avail, sym_bytes, g)
-            st_threats[d, 0] = K.permute(child_own, sym_bytes, g)
-            st_threats[d, 1] = K.permute(child_opponent, sym_bytes, g)
+        if g != 0:  # the child's frame is its canonical image
+            avail = K.permute(avail, sym_bytes, g)
+            child_own = K.permute(child_own, sym_bytes, g)
+            child_opponent = K.permute(child_opponent, sym_bytes, g)
+        st_avail[d] = avail
+        st_threats[d, 0] = child_own
+        st_threats[d, 1] = child_opponent
         st_last[d] = -1
         st_hashes[d] = st_hashes[depth] + orbit_hash[side, cell]
         st_key_a[d] = st_ka[depth, best]
