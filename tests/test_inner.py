@@ -351,7 +351,7 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
     from pndb import inner
 
     g = load_game(spec)
-    solver = InnerSolver(g, 100, 64)
+    solver = InnerSolver(g, 300, 64)
     items = qango6_sample() if spec == "qango6" else MORE_SAMPLES[spec]()
     ka, kb = keys_of(g, [(a, b) for a, b, _ in items])
     for q in (0, 1):
@@ -365,7 +365,7 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
         child = R.play(ref(spec), a, b, cell)
         assert minimax(spec, *child) == (1 if R.first_to_move(a, b) else -1), (spec, a, b, cell)
         checked += 1
-    assert checked >= 20
+    assert checked >= 20, checked
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4", "connect4:5x4", "qango6", "mnk:5,5,4"])

@@ -17,6 +17,7 @@ import pytest
 import reference as R
 from pndb import inner
 from pndb.games import load_game
+from pndb.games import kernels as K
 from pndb.games import patterns as P
 
 DEPTH = 5  # attacker moves: deeper than the search's default, to reach more claims
@@ -88,13 +89,18 @@ def sequence_line(game, a, b):
 
 def walk_win(spec, game, a, b):
     """The number of positions walked when the attacker (to move at (a, b)) wins along the
-    kernel's sequence, or 0 when a line fails: the attacker completes a pattern when it can,
-    else plays the sequence's next move; every defender reply is walked (a reply that leaves an
-    attacker's completing cell empty ends the line once that cell is legal, by the rules)."""
-    g = ref(spec)
+    kernel's sequence, or 0 when a line fails (walk_line)."""
+    return walk_line(ref(spec), a, b, sequence_line(game, a, b))
+
+
+def walk_line(g, a, b, line):
+    """The number of positions walked when the attacker (to move at (a, b)) wins by the moves
+    ``line`` under the reference model g, or 0 when a line fails: the attacker completes a
+    pattern when it can, else plays the line's next move; every defender reply is walked (a
+    reply that leaves an attacker's completing cell empty ends the line once that cell is
+    legal, by the rules)."""
     first = R.first_to_move(a, b)
     won = R.FIRST_WON if first else R.SECOND_WON
-    line = sequence_line(game, a, b)
     walked = 0
     stack = [(a, b, 0)]
     while stack:
@@ -143,6 +149,15 @@ def random_positions(spec, count, lo, hi, seed):
                 out.add((a, b))
                 break
     return sorted(out)
+
+
+def quiet_positions(g, spec, count, lo, hi, seed):
+    """random_positions quiet under the reference model g (a cap may make some not): each as
+    (a, b, the player to move's opponent's stones, the player to move's, the stones on the board)."""
+    for a, b in random_positions(spec, count, lo, hi, seed):
+        if quiet(g, a, b):
+            opponent, mover = (b, a) if R.first_to_move(a, b) else (a, b)
+            yield a, b, opponent, mover, (a | b).bit_count()
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "mnk:4,3,3"])
@@ -228,12 +243,7 @@ def test_no_sequence_for_the_opponent_none_after_any_stone(spec, cap, count, lo,
     g, t = rules_with_cap(spec, cap)
     levels, tried = P.new_sequence_work()
     children = parents_with = 0
-    for a, b in random_positions(spec, count, lo, hi, 11):
-        if not quiet(g, a, b):
-            continue
-        first = R.first_to_move(a, b)
-        opponent, mover = (b, a) if first else (a, b)
-        stones = (a | b).bit_count()
+    for a, b, opponent, mover, stones in quiet_positions(g, spec, count, lo, hi, 11):
         for depth in (inner.THREAT_DEPTH, DEPTH):
             if sequence_of(np.uint64(opponent), np.uint64(mover), stones, t, depth, levels, tried) >= 0:
                 parents_with += 1
@@ -366,3 +376,128 @@ def test_claims_stop_at_a_disc_cap(cap):
             na, nb = R.play(capped, a, b, cell)
             assert R.minimax(capped, na, nb) == (1 if first else -1), (cap, a, b, cell)
     assert claims >= 5 and lost >= 1
+
+
+def holds(own, other, stones, t, depth, line, g):
+    """patterns.sequence_holds for the attacker moves ``line``, taken by symmetry g."""
+    lines = np.full((1, P.MAX_THREAT_DEPTH + 1), -1, np.int64)
+    lines[0, : len(line)] = line
+    board, forbidden, cap = t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0]
+    args = (t.cell_images, g, board, forbidden, cap, t.masks_by_cell, t.mask_counts)
+    return int(P.sequence_holds(np.uint64(own), np.uint64(other), stones, depth, lines, 0, *args))
+
+
+@pytest.mark.parametrize(
+    "spec, cap, count, lo, hi",
+    [
+        ("mnk:5,5,4", None, 100, 1, 14),
+        ("mnk:5,5,4", 12, 100, 5, 11),
+        ("qango6", None, 40, 1, 22),
+        ("qango7plus:tournament", None, 30, 1, 16),
+    ],
+)
+def test_a_parents_sequence_tried_in_its_children(spec, cap, count, lo, hi):
+    """The inner search's shortcut: where the opponent of the player to move, were it to move,
+    has a threat sequence, each child the frame enters tries that sequence first, its cells
+    taken to the child's image (patterns.sequence_holds), and searches only when it fails.
+    The check takes the kernel's own sequence at the position it was found in; where it takes
+    the parent's at a child's image, the kernel finds a sequence there too (so the search
+    decides the same positions) and the line wins under the reference rules, walked."""
+    g, t = rules_with_cap(spec, cap)
+    levels, tried = P.new_sequence_work()
+    taken = refused = 0
+    for a, b, opponent, mover, stones in quiet_positions(g, spec, count, lo, hi, 12):
+        for depth in (inner.THREAT_DEPTH, DEPTH):
+            if sequence_of(np.uint64(opponent), np.uint64(mover), stones, t, depth, levels, tried) < 0:
+                continue
+            line = [int(c) for c in tried[: list(tried).index(-1)]]
+            assert holds(opponent, mover, stones, t, depth, line, 0) == line[0], (spec, a, b, line)
+            for cell in R.legal_moves(g, a, b):
+                a1, b1 = R.play(g, a, b, cell)
+                if not quiet(g, a1, b1):
+                    continue
+                for sym in {0, cell % t.cell_images.shape[1]}:  # the child itself and an image
+                    ia, ib = (int(K.permute(np.uint64(x), t.sym_bytes, sym)) for x in (a1, b1))
+                    own, other = (ia, ib) if R.first_to_move(ia, ib) else (ib, ia)
+                    found = holds(own, other, stones + 1, t, depth, line, sym)
+                    if found < 0:
+                        refused += 1
+                        continue
+                    taken += 1
+                    image = [int(t.cell_images[c, sym]).bit_length() - 1 for c in line]
+                    assert found == image[0]
+                    own, other = np.uint64(own), np.uint64(other)
+                    assert sequence_of(own, other, stones + 1, t, depth, levels, tried) >= 0
+                    assert walk_line(g, ia, ib, image) > 0, (spec, a, b, cell, sym, line)
+    assert taken > 100 and refused > 10, (taken, refused)
+
+
+def sequence_accepted(g, own, other, stones, depth, line):
+    """A plain model of the sequences threat_sequence searches (its docstring): whether the
+    attacker moves ``line`` for ``own`` win as one of them, at a quiet position."""
+    masks = [R.bits(p) for p in g.patterns]
+    if depth <= 0 or stones + 2 >= g.cap:
+        return False
+    gained = 0
+    for i, cell in enumerate(line[:depth]):
+        empty = [c for c in g.cells if not (own | other) >> c & 1]
+        if cell not in empty or (stones == 0 and cell not in g.first_allowed):
+            return False
+        through = [m for m in masks if m >> cell & 1 and not m & other]
+        # after the first move, a pattern through a stone the sequence gained, missing two
+        if gained and not any(m & gained and (m & ~own).bit_count() == 2 for m in through):
+            return False
+        after = own | 1 << cell
+        threats = {min(R.cells_of(m & ~after)) for m in through if (m & ~after).bit_count() == 1}
+        if len(threats) >= 2:
+            return True
+        if len(threats) == 0 or i + 1 >= depth or stones + 2 * (i + 1) + 2 >= g.cap:
+            return False
+        block = threats.pop()
+        if any(R.wins_by(g, other | 1 << block, c) for c in empty if c not in (cell, block)):
+            return False  # the block makes a threat of the defender
+        own, other, gained = after, other | 1 << block, gained | 1 << cell
+    return False
+
+
+def random_lines(g, own, other, rng, count, longest):
+    """Lines of attacker moves at a quiet position, most of them stones that make a threat
+    (any pattern: the dependency not asked), each single threat followed by its block."""
+    lines = []
+    for _ in range(count):
+        line, mine, theirs = [], own, other
+        for _ in range(longest):
+            empty = [c for c in g.cells if not (mine | theirs) >> c & 1]
+            makers = [c for c in empty if any(R.wins_by(g, mine | 1 << c, d) for d in empty if d != c)]
+            cell = rng.choice(makers if makers and rng.random() < 0.85 else empty)
+            line.append(cell)
+            threats = [d for d in empty if d != cell and R.wins_by(g, mine | 1 << cell, d)]
+            if len(threats) != 1:
+                break
+            mine, theirs = mine | 1 << cell, theirs | 1 << threats[0]
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("spec, count, lo, hi", [("mnk:5,5,4", 60, 4, 12), ("qango6", 60, 4, 18)])
+def test_sequence_check_against_a_plain_model(spec, count, lo, hi):
+    """patterns.sequence_holds takes a line exactly when the plain model does (the order of its
+    checks, the dependency of each move on the sequence's stones, the disc cap and the blocks),
+    and where it takes one, threat_sequence finds a sequence too."""
+    g, t = rules_with_cap(spec, None)
+    rng = random.Random(13)
+    levels, tried = P.new_sequence_work()
+    verdicts = {True: 0, False: 0}
+    for a, b in random_positions(spec, count, lo, hi, 14):
+        own, other = (a, b) if R.first_to_move(a, b) else (b, a)
+        stones = (a | b).bit_count()
+        for line in random_lines(g, own, other, rng, 12, inner.THREAT_DEPTH + 1):
+            for depth in (2, inner.THREAT_DEPTH):
+                expected = sequence_accepted(g, own, other, stones, depth, line)
+                found = holds(own, other, stones, t, depth, line, 0)
+                assert (found >= 0) == expected, (spec, a, b, line, depth)
+                verdicts[expected] += 1
+                if expected:
+                    assert found == line[0]
+                    assert sequence_of(np.uint64(own), np.uint64(other), stones, t, depth, levels, tried) >= 0
+    assert min(verdicts.values()) > 50, verdicts

@@ -383,6 +383,55 @@ def threat_sequence(
     return -1
 
 
+@njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for its arrays
+def sequence_holds(
+    own, other, stones, depth, lines, row, cell_images, g, board, forbidden, cap, masks_by_cell, mask_counts
+):
+    """The first move of the attacker moves lines[row] (-1 ended), each cell taken to its image
+    under symmetry g (cell_images[cell, g]), when they are a threat sequence that
+    threat_sequence would accept for ``own`` in this position (its arguments), else -1.
+
+    Each move is checked as threat_sequence checks its moves: a legal stone of a pattern missing
+    two (through a stone the sequence gained, after the first), making threats on exactly one
+    cell whose block makes no threat of ``other`` and leaves the game short of the disc cap,
+    while a later move may follow, or on two cells, which ends the sequence. So the line is one
+    of the sequences threat_sequence searches: where this takes a line, it finds one too (maybe
+    another), and a search that asks here first decides the same positions."""
+    if depth <= 0 or stones + 2 >= cap:
+        return -1
+    mine, theirs, gained = own, other, ZERO
+    for i in range(depth):
+        c = lines[row, i]
+        if c < 0:
+            return -1
+        bit = cell_images[c, g]
+        cell = lowest_cell(bit)
+        empty = board & ~(mine | theirs)
+        legal = empty & ~forbidden if i == 0 and stones == 0 else empty
+        if bit & legal == ZERO:
+            return -1
+        if gained != ZERO:  # the dependency: a pattern through the cell and a gained stone
+            builds = False
+            for j in range(mask_counts[cell]):
+                m = masks_by_cell[cell, j]
+                if m & gained != ZERO and two_missing(m, mine, theirs) != ZERO:
+                    builds = True
+                    break
+            if not builds:
+                return -1
+        made = threats_made(mine, theirs, cell, masks_by_cell, mask_counts)
+        if made & (made - ONE) != ZERO:  # threats on two cells: the sequence wins here
+            return lowest_cell(cell_images[lines[row, 0], g])
+        if made == ZERO or stones + 2 * (i + 1) + 2 >= cap:  # (a single as the last move: -1 next)
+            return -1
+        if threats_made(theirs, mine | bit, lowest_cell(made), masks_by_cell, mask_counts) != ZERO:
+            return -1
+        theirs |= made
+        mine |= bit
+        gained |= bit
+    return -1
+
+
 # ---------------------------------------------------------------- move ordering
 
 
