@@ -1338,7 +1338,6 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             if recs[s, META] & reported != K.ZERO:
                 continue
             recs[s, META] |= reported
-        n = K.statuses_into(a, b, t, moves, cs)
         owner = K.first_to_move(a, b) == proven
         # knowledge is asked where the search decided by it (for either question: a fact of one
         # may answer the other), or where the table does not say how the search decided
@@ -1347,6 +1346,14 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
         asked = ask != 0 and knowledge_asked(
             a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, True
         )
+        # the children's statuses, unless at the owner's position none can decide (no stone
+        # completes a pattern, a draw is not the owner's goal) and a threat sequence may give
+        # the move: they are read below if it does not
+        mine, theirs = (a, b) if proven else (b, a)
+        statuses = not owner or asked or threat_depth == 0 or decided_good(K.DRAW, q, proven)
+        if not statuses:
+            statuses = K.threat_cells(mine, theirs, win_masks) & K.legal_mask(a, b, t) != K.ZERO
+        n = K.statuses_into(a, b, t, moves, cs) if statuses else 0
         if asked and not settled_by_children(n, cs, q, proven, owner):
             if s < 0 or recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
@@ -1366,6 +1373,10 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
                 cell = sequence_move(
                     a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
                 )  # fmt: skip
+            if not statuses and cell >= 0:  # the sequence's stone: the game goes on after it
+                moves[0], cs[0], n = cell, K.ONGOING, 1
+            elif not statuses:
+                n = K.statuses_into(a, b, t, moves, cs)
             for i in range(n if found < 0 and cell >= 0 else 0):
                 if moves[i] == cell:
                     found = i
