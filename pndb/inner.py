@@ -68,11 +68,11 @@ extraction plays the sequence's first stone that the search stored with the posi
 outright, so it serves either question), or else asks the same search at an owner-to-move
 position where no stone wins by its status, before it reads the table (the search decided most
 positions that have a sequence by it; a NO_SEQUENCE mark skips it; on the qango6 start 24 of the
-125 sequences extraction walks are so stored, 59 without the check above), and walks the sequence as any proof
-(sequence_move): the
-owner's move at each of its positions, every reply of the opponent (those that do not block
-lose at once), so a book needs no certificate for it. Measured (bench/threats.py, depth 3
-against off, whole solves with their books verified, on a shared 2-core machine):
+125 sequences extraction walks are so stored, 59 without the check above), and walks the
+sequence as any proof (sequence_move): the owner's move at each of its positions, every reply of
+the opponent (those that do not block lose at once), so a book needs no certificate for it.
+Measured (bench/threats.py, depth 3 against off, whole solves with their books verified, on a
+shared 2-core machine):
 qango6:castle 57 -> 15 s, qango6:tournament 221 -> 100 s, qango7plus:tournament 64 -> 39 s,
 qango7plus:edges stopped at 300 s -> 35 s, mnk:5,5,4 12 -> 10 s, mnk:7,7,5 the same (5.1 s);
 mnk:8,8,5 (unsolved) searches about a fifth fewer inner nodes a second.
@@ -701,7 +701,8 @@ def search_frames(
     # (st_far[depth, i], not a row view): a tuple member read, a row view or an array passed to
     # a call inside the loop costs an atomic reference count increment and decrement, which
     # took a fifth of the search's time.
-    order, up_bit, cell_images, compose = t.order, steps.up_bit, t.cell_images, steps.compose
+    order, up_bit, cell_images = t.order, steps.up_bit, t.cell_images
+    compose, inverse = steps.compose, steps.inverse
     orbit_hash, st_hashes, st_limit = steps.orbit_hash, st.hashes, st.limit
     rank_bytes = t.rank_bytes
     sym_bytes, win_masks = t.sym_bytes, t.win_masks
@@ -777,10 +778,7 @@ def search_frames(
                             st_sequence_move[depth] = found
                             if found >= 0 and depth > 0:
                                 # the parent's children try this one next, in the parent's frame
-                                g = st_sym[depth - 1, st_last[depth - 1]]
-                                back = 0
-                                while compose[back, g] != 0:
-                                    back += 1
+                                back = inverse[st_sym[depth - 1, st_last[depth - 1]]]
                                 keep_line(st_line, depth - 1, seq_tried, cell_images, back)
                                 st_opponent_sequence[depth - 1] = SEQUENCE_FOUND
                         if found >= 0:
@@ -1349,9 +1347,9 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
         # the children's statuses, unless at the owner's position none can decide (no stone
         # completes a pattern, a draw is not the owner's goal) and a threat sequence may give
         # the move: they are read below if it does not
-        mine, theirs = (a, b) if proven else (b, a)
         statuses = not owner or asked or threat_depth == 0 or decided_good(K.DRAW, q, proven)
-        if not statuses:
+        if not statuses:  # the owner moves: the first player when it proves
+            mine, theirs = (a, b) if proven else (b, a)
             statuses = K.threat_cells(mine, theirs, win_masks) & K.legal_mask(a, b, t) != K.ZERO
         n = K.statuses_into(a, b, t, moves, cs) if statuses else 0
         if asked and not settled_by_children(n, cs, q, proven, owner):

@@ -190,6 +190,15 @@ def test_symmetry_group(spec):
     for p in g.symmetries:
         for q in g.symmetries:
             assert tuple(p[q[i]] for i in range(n)) in group
+    # the step tables' inverses undo each symmetry, cell by cell
+    from pndb.games.kernels import step_tables
+
+    images = g.tables.cell_images
+    inverse = step_tables(g.tables).inverse
+    for s in range(images.shape[1]):
+        for c in g.cells:
+            image = int(images[c, s]).bit_length() - 1
+            assert int(images[image, inverse[s]]) == 1 << c
 
 
 def test_aliases():

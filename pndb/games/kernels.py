@@ -512,6 +512,7 @@ StepTables = namedtuple(
         "up_bit",  # uint64[64]: the cell a stone on cell i makes available (gravity), else 0
         "compose",  # int64[nsym, nsym]: the symmetry s after g (the image under it of cell i is
         # the image under s of the image under g of i): images of g(P) are images of P reordered
+        "inverse",  # int64[nsym]: the symmetry that undoes each (compose[inverse[g], g] == 0)
         "orbit_hash",  # uint64[2, 64]: what a stone of the first (0) or second (1) player on cell
         # i adds to a position's orbit hash, the same on every cell of i's orbit: a position and
         # its images have one hash (the sum), and a child's is its parent's plus its stone's
@@ -535,12 +536,13 @@ def step_tables(t):
         for g in range(nsym):
             after = [int(image[int(image[c, g]).bit_length() - 1, s]) for c in cells]
             compose[s, g] = next(h for h in range(nsym) if [int(image[c, h]) for c in cells] == after)
+    inverse = np.array([next(h for h in range(nsym) if compose[h, g] == 0) for g in range(nsym)], np.int64)
     orbit_hash = np.zeros((2, 64), np.uint64)
     for c in cells:
         orbit = min(int(image[c, s]).bit_length() - 1 for s in range(nsym))  # its least cell names it
         for player in range(2):
             orbit_hash[player, c] = mixed(2 * orbit + player + 1)
-    return StepTables(up_bit=up_bit, compose=compose, orbit_hash=orbit_hash)
+    return StepTables(up_bit=up_bit, compose=compose, inverse=inverse, orbit_hash=orbit_hash)
 
 
 def mixed(x):
