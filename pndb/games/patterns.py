@@ -267,6 +267,28 @@ def two_missing(m, own, other):
     return missing if (m & other) | (rest & (rest - ONE)) == ZERO and rest != ZERO else ZERO
 
 
+THREAT_NONE, THREAT_SINGLE, THREAT_DOUBLE = 0, 1, 2  # threat_kind's answers
+
+
+@njit(cache=True, inline="always")
+def threat_kind(own, other, cell, block_checked, masks_by_cell, mask_counts):
+    """(kind, made): what a stone of ``own`` on the empty ``cell`` makes as a threat sequence
+    counts it (neither player has a threat): THREAT_DOUBLE, threats on two cells (the sequence
+    wins); THREAT_SINGLE, a threat on one cell whose block makes no threat of ``other`` (the
+    block checked only with ``block_checked``, else taken as good); else THREAT_NONE. ``made``:
+    the threat cells it makes. One rule for threat_moves and sequence_holds."""
+    made = threats_made(own, other, cell, masks_by_cell, mask_counts)
+    if made & (made - ONE) != ZERO:
+        return THREAT_DOUBLE, made
+    if made == ZERO:
+        return THREAT_NONE, made
+    if block_checked:
+        block = lowest_cell(made)
+        if threats_made(other, own | (ONE << np.uint64(cell)), block, masks_by_cell, mask_counts) != ZERO:
+            return THREAT_NONE, made
+    return THREAT_SINGLE, made
+
+
 @njit(cache=True, inline="always")  # takes arrays, not t: binding a tuple counts a reference per array
 def threat_moves(own, other, gained, legal, singles_wanted, win_masks, masks_by_cell, mask_counts):
     """(a cell of ``legal`` where a stone of ``own`` makes threats on two cells or -1, the cells
@@ -296,13 +318,11 @@ def threat_moves(own, other, gained, legal, singles_wanted, win_masks, masks_by_
         cell = lowest_cell(makers)
         bit = ONE << np.uint64(cell)
         makers ^= bit
-        made = threats_made(own, other, cell, masks_by_cell, mask_counts)
-        if made & (made - ONE) != ZERO:
+        kind, _ = threat_kind(own, other, cell, singles_wanted, masks_by_cell, mask_counts)
+        if kind == THREAT_DOUBLE:
             return cell, ZERO
-        block = lowest_cell(made)
-        if singles_wanted and made != ZERO:
-            if threats_made(other, own | bit, block, masks_by_cell, mask_counts) == ZERO:
-                singles |= bit
+        if singles_wanted and kind == THREAT_SINGLE:
+            singles |= bit
     return -1, singles
 
 
@@ -419,12 +439,10 @@ def sequence_holds(
                     break
             if not builds:
                 return -1
-        made = threats_made(mine, theirs, cell, masks_by_cell, mask_counts)
-        if made & (made - ONE) != ZERO:  # threats on two cells: the sequence wins here
+        kind, made = threat_kind(mine, theirs, cell, True, masks_by_cell, mask_counts)
+        if kind == THREAT_DOUBLE:  # the sequence wins here
             return lowest_cell(cell_images[lines[row, 0], g])
-        if made == ZERO or stones + 2 * (i + 1) + 2 >= cap:  # (a single as the last move: -1 next)
-            return -1
-        if threats_made(theirs, mine | bit, lowest_cell(made), masks_by_cell, mask_counts) != ZERO:
+        if kind == THREAT_NONE or stones + 2 * (i + 1) + 2 >= cap:  # (a single as the last move: -1 next)
             return -1
         theirs |= made
         mine |= bit
