@@ -433,7 +433,7 @@ def build_game(
     cells=None,
     symmetries="auto",
     first_move_forbidden=(),
-    disc_cap=0,
+    disc_cap=None,
     gravity=False,
     order=None,
     title="",
@@ -460,11 +460,10 @@ def build_game(
         raise GameError("first_move_forbidden names a cell that is not on the board")
     if set(forbidden) >= cellset:
         raise GameError("first_move_forbidden leaves no legal first move")
-    disc_cap = int(disc_cap or 0)
-    if disc_cap < 0 or disc_cap > len(cells):
-        raise GameError(f"disc_cap must be between 1 and {len(cells)}")
-    if disc_cap == len(cells):
-        disc_cap = 0
+    if disc_cap is not None and not 1 <= disc_cap <= len(cells):
+        raise GameError(f"disc_cap must be between 1 and {len(cells)} (or null: none), not {shown(disc_cap)}")
+    if disc_cap in (None, len(cells)):
+        disc_cap = 0  # the Game's word for no cap: the game goes on until the board is full
     if symmetries == "auto":
         syms = [
             p
@@ -560,9 +559,27 @@ def make_tables(game):
 
 def connect4_rules_tables(game):
     """The Tables fields of Allis' rules: what Game.connect4_certificates uses, so that the
-    inner search decides by the rules exactly where the outer search finds a certificate."""
-    if not (game.gravity and game.spec.startswith("connect4:")):
+    inner search decides by the rules exactly where the outer search finds a certificate. They
+    are Connect Four's: a game its spec names Connect Four (rules read from a book or a
+    database carry their spec) must have Connect Four's rules, else a GameError."""
+    if not game.spec.startswith("connect4:"):
         return {"rules_lines": np.zeros(0, np.uint64), "rules_limits": np.zeros(2, np.int64)}
+    differences = [
+        what
+        for what, differs in (
+            ("a disc cap", game.disc_cap),
+            ("a first-move rule", game.first_move_forbidden),
+            ("no gravity", not game.gravity),
+            ("holes in the board", game.ncells != game.width * game.height),
+            ("other win patterns", set(game.patterns) != set(lines(game.width, game.height, 4))),
+        )
+        if differs
+    ]
+    if differences:
+        raise GameError(
+            f"rules named {shown(game.spec)} are not Connect Four's: they have {' and '.join(differences)} "
+            "(Allis' rules, which pndb applies to Connect Four, need its own rules)"
+        )
     from pndb.games import connect4_rules as C
 
     return {
@@ -628,7 +645,7 @@ def qango7(variant, spec):
     if variant not in ("", "nocap"):
         raise GameError(f"unknown Qango 7 variant '{shown(variant)}' (nocap)")
     return build_game(
-        spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=0 if variant else 40, title="Qango 7"
+        spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=None if variant else 40, title="Qango 7"
     )
 
 
@@ -770,7 +787,7 @@ def game_from_rules(data, spec):
         cells=optional["cells"],
         symmetries=symmetries,
         first_move_forbidden=optional["first_move_forbidden"] or (),
-        disc_cap=0 if get("disc_cap") is None else int_field(get("disc_cap"), "disc_cap"),
+        disc_cap=None if get("disc_cap") is None else int_field(get("disc_cap"), "disc_cap"),
         gravity=gravity,
         order=optional["move_order"],
         title=shown(spec if name is None else name, 80),
