@@ -59,7 +59,6 @@ def measure(args):
     import numpy as np
     from numba import njit
 
-    from pndb import inner
     from pndb.games import load_game
     from pndb.games import patterns as P
 
@@ -80,7 +79,7 @@ def measure(args):
 
     def timed(keep):
         found = np.empty(int(keep.sum()), np.int64)
-        call = (own[keep], other[keep], stones[keep], inner.default_threat_depth(), levels, tried,
+        call = (own[keep], other[keep], stones[keep], P.default_threat_depth(), levels, tried,
                 t.cell_mask[0], t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell,
                 t.mask_counts, found)  # fmt: skip
         ask_all(*call)

@@ -23,6 +23,7 @@ _API = {
     "StoreError": "pndb.store",
     "BookError": "pndb.book",
     "ExportError": "pndb.book",
+    "SettingsError": "pndb.defaults",
 }
 __all__ = sorted(_API)
 

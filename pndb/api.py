@@ -7,36 +7,36 @@
     pndb.export("t.lmdb", "t.pnbook")
     pndb.verify("t.pnbook").ok
 
-Errors a user can cause are pndb.GameError, MoveError, StoreError, BookError or ExportError,
-each with a one-line message.
+Errors a user can cause are pndb.GameError, MoveError, StoreError, BookError, ExportError or
+SettingsError, each with a one-line message.
 """
 
+import math
 import os
 import tempfile
 import time
 from contextlib import contextmanager
+from numbers import Integral, Real
 from typing import NamedTuple
 
 from pndb.defaults import (
+    BASE_MB,
     DEFAULT_CHECKPOINT_SECONDS,
     DEFAULT_INNER_MB,
     DEFAULT_INNER_NODES,
     DEFAULT_INNER_SCHEME,
     DEFAULT_MEMORY_MB,
+    MIN_CACHE_MB,
+    SLACK_MB,
+    SettingsError,
 )
-from pndb.games import GameError, load_game
+from pndb.games import GameError, load_game, shown
 from pndb.integrity import check_root
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
 
-SLACK_MB = 48  # a checkpoint's write buffers, the update heap, Python's own garbage
-BASE_MB = 128  # the most of a host process's memory that counts as pndb's code and tables
-MIN_CACHE_MB = 8
 QUICK_CELLS = 16  # games this small start a solve without the inner solver (quick_start)
-
-
-class SettingsError(ValueError):
-    """Settings that cannot work together (a memory budget too small for the rest); one line."""
+TARGETS = ("value", "first-wins")  # search.Limits.target
 
 
 class SolveResult(NamedTuple):
@@ -164,6 +164,8 @@ def solve(
     remaining games are isomorphic; a database keeps the keys it was created with."""
     from pndb.search import Limits  # (the search, and numba with it, only where a command searches)
 
+    check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
+                   inner_scheme)  # fmt: skip
     g = as_game(game)
     check_graph_keys(g, graph_keys)
     pos, cells = g.parse_moves(moves)
@@ -190,6 +192,45 @@ def solve(
         outcome.value, best, outcome.expansions, outcome.seconds, path, outcome.solved, outcome.interrupted,
         start["moves"],
     )  # fmt: skip
+
+
+def check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
+                   inner_scheme):  # fmt: skip
+    """A SettingsError, before a database is opened or a kernel loaded, for settings no solve can
+    use: a number of the wrong type or below its least value, an unknown target or inner scheme,
+    an empty database path, a bad PNDB_THREAT_DEPTH (checked whether or not this solve would
+    come to read it: a small game may be solved before its inner solver is made), or an inner
+    solver under NUMBA_DISABLE_JIT (it runs only compiled)."""
+    from pndb import jit
+    from pndb.games.patterns import default_threat_depth
+    from pndb.search import SCHEMES
+
+    for name, value, kind, least, optional in (
+        ("max_seconds", max_seconds, Real, 0, True),
+        ("max_nodes", max_nodes, Integral, 0, True),
+        ("inner_nodes", inner_nodes, Integral, 0, False),
+        ("inner_mb", inner_mb, Integral, 1, True),
+        ("memory_mb", memory_mb, Integral, 1, False),
+        ("checkpoint_seconds", checkpoint_seconds, Real, 0, False),
+    ):
+        if value is None and optional:
+            continue
+        wrong = isinstance(value, bool) or not isinstance(value, kind)
+        if wrong or (isinstance(value, float) and not math.isfinite(value)) or value < least:
+            what = "a whole number" if kind is Integral else "a finite number"
+            none = " or None" if optional else ""
+            raise SettingsError(f"{name} must be {what} >= {least}{none}, not {shown(repr(value))}")
+    for name, value, known in (("target", target, TARGETS), ("inner_scheme", inner_scheme, SCHEMES)):
+        if not isinstance(value, str) or value not in known:
+            raise SettingsError(f"{name} must be one of {', '.join(known)}, not {shown(repr(value))}")
+    if db is not None and (not isinstance(db, (str, os.PathLike)) or not os.fspath(db)):
+        raise SettingsError(f"db must be the path of a database directory (or None), not {shown(repr(db))}")
+    default_threat_depth()
+    if inner_nodes and jit.disabled():
+        raise SettingsError(
+            "NUMBA_DISABLE_JIT is set, but the inner solver runs only compiled: unset it, or give no inner "
+            "solver (inner_nodes 0, --inner-nodes 0: the outer search alone, its kernels run as Python)"
+        )
 
 
 def check_graph_keys(game, graph_keys):
@@ -227,9 +268,15 @@ def solve_positions(
     commit costs more than solving most positions near the end of a game."""
     from pndb.search import Limits
 
+    check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
+                   inner_scheme)  # fmt: skip
+    if isinstance(lines, (str, bytes)):
+        raise SettingsError("solve_positions takes a list of move strings, not one string")
     g = as_game(game)
     check_graph_keys(g, graph_keys)
     starts = [(text, g.parse_moves(text)[0]) for text in lines]
+    if not starts:
+        return  # nothing to solve: no database is made, no kernel loaded
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         path = db or os.path.join(tmp, "positions.lmdb")
         with (
@@ -269,8 +316,8 @@ def open_db(path):
     try:
         try:
             game = game_from_rules(rules, spec)
-        except GameError:
-            raise StoreError(f"{path}: the stored rules are damaged") from None
+        except GameError as e:
+            raise StoreError(f"{path}: the stored rules are unusable: {e}") from None
         yield store, game
     finally:
         store.close()

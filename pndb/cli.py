@@ -21,17 +21,31 @@ from pndb.defaults import (
     DEFAULT_INNER_NODES,
     DEFAULT_INNER_SCHEME,
     DEFAULT_MEMORY_MB,
+    MIN_MEMORY_MB,
 )
 
 MAX_INNER_NODES = 1 << 40
 MAX_ERROR_CHARS = 300
+MIN_WORD_CHARS = 40  # an error message's words are cut to no fewer characters than this
 
 
 def one_line(text):
-    """An error message as one printable line of bounded length, whatever it quotes."""
+    """An error message as one printable line of bounded length, whatever it quotes. A line too
+    long loses the middle of its longest words first (a path it quotes), so that what the
+    message says of them (the reason, at its end) stays."""
+    from pndb.games.notation import shown
+
     text = " ".join(str(text).split())
-    text = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
-    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
+    words = [
+        "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in word) for word in text.split(" ")
+    ]
+    while (excess := len(" ".join(words)) - MAX_ERROR_CHARS) > 0:
+        longest = max(range(len(words)), key=lambda i: len(words[i]))
+        if len(words[longest]) <= MIN_WORD_CHARS:
+            break
+        words[longest] = shown(words[longest], max(MIN_WORD_CHARS, len(words[longest]) - excess))
+    text = " ".join(words)
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 
 def fail(message, code=2):
@@ -56,6 +70,15 @@ class FiniteNumber(click.ParamType):
             upper = f" and <= {self.high:g}" if math.isfinite(self.high) else ""
             self.fail(f"{value!r} must be a finite number >= {self.low:g}{upper}", param, ctx)
         return number
+
+
+class NonEmptyPath(click.Path):
+    """A click.Path that is not empty: `--db ""` would otherwise quietly mean the default database."""
+
+    def convert(self, value, param, ctx):
+        if not os.fspath(value):
+            self.fail("an empty path names no file", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def physical_mb():
@@ -215,7 +238,9 @@ def stop_on_signals():
 
 @main.command()
 @click.argument("game")
-@click.option("--db", type=click.Path(file_okay=False), help="Database directory (default: db/<game>.lmdb).")
+@click.option(
+    "--db", type=NonEmptyPath(file_okay=False), help="Database directory (default: db/<game>.lmdb)."
+)
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
 @click.option(
     "--max-seconds", type=FiniteNumber(), default=0.0, help="Stop after this many seconds (resumable)."
@@ -255,7 +280,7 @@ def stop_on_signals():
 @click.option(
     "--memory",
     "memory_mb",
-    type=click.IntRange(min=64, max=physical_mb()),
+    type=click.IntRange(min=MIN_MEMORY_MB, max=physical_mb()),
     default=DEFAULT_MEMORY_MB,
     show_default=True,
     help="Memory budget of the whole solve in MB (node cache, inner table, buffers); the database on "
@@ -263,7 +288,7 @@ def stop_on_signals():
 )
 @click.option(
     "--positions",
-    type=click.Path(exists=True, dir_okay=False),
+    type=NonEmptyPath(exists=True, dir_okay=False),
     help="Solve every start position of this file (a move string per line) and print a line each.",
 )
 @click.option(
@@ -348,15 +373,16 @@ def read_positions(game, path):
     from pndb.games import MoveError
 
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:  # a byte order mark is not a move
             lines = f.readlines()
     except UnicodeDecodeError:
         raise MoveError(f"{path} is not UTF-8 text") from None
     out = []
     for number, line in enumerate(lines, 1):
-        text = line.strip().split(" ")[0] if line.strip() else ""
-        if not text:
+        words = line.split(maxsplit=1)  # the moves end at the first space or tab
+        if not words:
             continue
+        text = words[0]
         try:
             game.parse_moves(text)
         except MoveError as e:
@@ -386,7 +412,7 @@ def solve_positions(game, path, db, options):
 
 
 @main.command()
-@click.argument("db", type=click.Path())
+@click.argument("db", type=NonEmptyPath())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def status(db, as_json):
     """Show what the database DB knows: game, start, result, numbers, size and time spent.
@@ -406,7 +432,7 @@ def status(db, as_json):
 
 
 @main.command()
-@click.argument("db", type=click.Path())
+@click.argument("db", type=NonEmptyPath())
 def check(db):
     """Check the integrity of the database DB: every expanded node agrees with its children and
     every parent link with its child link. Exit 1 on any inconsistency.
@@ -426,9 +452,9 @@ def check(db):
 
 
 @main.command()
-@click.argument("db", type=click.Path())
+@click.argument("db", type=NonEmptyPath())
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), help="Book file (default: DB name + .pnbook)."
+    "-o", "--output", type=NonEmptyPath(dir_okay=False), help="Book file (default: DB name + .pnbook)."
 )
 @click.option("--partial", is_flag=True, help="Export an unsolved DB: what is proven so far, marked partial.")
 def export(db, output, partial):
@@ -447,7 +473,7 @@ def export(db, output, partial):
 
 
 @main.command()
-@click.argument("db", type=click.Path())
+@click.argument("db", type=NonEmptyPath())
 def compact(db):
     """Compact the database DB: keep the open part of the search, turn what is decided into the
     strategy moves a book needs, and shrink the file. Values, books and resuming are unchanged.
@@ -465,7 +491,7 @@ def compact(db):
 
 
 @main.command()
-@click.argument("book", type=click.Path())
+@click.argument("book", type=NonEmptyPath())
 def verify(book):
     """Check the proof in BOOK with the independent verifier (tools/verify.py).
 
@@ -479,7 +505,7 @@ def verify(book):
 
 
 @main.command()
-@click.argument("book", type=click.Path())
+@click.argument("book", type=NonEmptyPath())
 @click.option(
     "--as",
     "side",

@@ -1,8 +1,21 @@
 """Default settings of a solve, shared by the API and the command line (which must not import
-the API's heavier modules just to print its help)."""
+the API's heavier modules just to print its help), and the error for settings that cannot work."""
 
 DEFAULT_INNER_NODES = 10_000  # the inner budget of a leaf's first search
 DEFAULT_INNER_SCHEME = "follow"  # how later budgets follow the search (pndb.search.SCHEMES)
 DEFAULT_INNER_MB = 256  # at most; by default a quarter of the memory budget
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_CHECKPOINT_SECONDS = 1.0
+
+# what a memory budget must hold beside the node cache and the inner table (pndb.api.make_search)
+SLACK_MB = 48  # a checkpoint's write buffers, the update heap, Python's own garbage
+BASE_MB = 128  # the most of a host process's memory that counts as pndb's code and tables
+MIN_CACHE_MB = 8
+# the least budget --memory accepts: every solve fits it with the default inner table (a quarter
+# of it), whatever the process holds (at most BASE_MB counts): 256 - 64 - 128 - 48 = 16 MB of cache
+MIN_MEMORY_MB = 256
+
+
+class SettingsError(ValueError):
+    """Settings that cannot work (a memory budget too small for the rest, an unknown target, a
+    bad PNDB_THREAT_DEPTH); one line."""

@@ -129,7 +129,6 @@ pages (bench/ab.py, 2 M nodes): the mnk:5,5,4 and connect4:7x6 starts took about
 
 import math
 import mmap
-import os
 from typing import NamedTuple
 
 import numba as nb
@@ -194,7 +193,6 @@ CERTIFIED = -1  # a proof record's move: knowledge (a pairing, Allis' rules) dec
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
 KNOWLEDGE_TRIAL = 2_000  # tries at one number of empty cells before judging whether knowledge pays
 KNOWLEDGE_RARE = 100  # ... it pays when at least one in this many decides the question
-THREAT_DEPTH = 3  # attacker moves of the threat sequences the search looks for; 0: off (PNDB_THREAT_DEPTH)
 
 
 class InnerJob(NamedTuple):
@@ -1492,23 +1490,12 @@ def merged(parts):
     )
 
 
-def default_threat_depth():
-    """THREAT_DEPTH, or the environment's PNDB_THREAT_DEPTH (0 turns threat sequences off)."""
-    text = os.environ.get("PNDB_THREAT_DEPTH", "").strip()
-    if not text:
-        return THREAT_DEPTH
-    if not text.isdigit() or int(text) > P.MAX_THREAT_DEPTH:
-        most = P.MAX_THREAT_DEPTH
-        raise ValueError(f"PNDB_THREAT_DEPTH must be a whole number from 0 to {most}, not {text!r}")
-    return int(text)
-
-
 class InnerSolver:
     """One solve's inner df-pn: its table (kept from job to job) and its stack."""
 
     def __init__(self, game, node_budget, table_mb, knowledge=False, threat_depth=None):
         self.tables = game.tables
-        self.threat_depth = default_threat_depth() if threat_depth is None else int(threat_depth)
+        self.threat_depth = P.default_threat_depth() if threat_depth is None else int(threat_depth)
         # pairing strategies decide positions of games without gravity (pndb.games.patterns),
         # Allis' rules those of Connect Four (where the game has rules tables)
         known = not game.gravity or len(game.tables.rules_lines) > 0

@@ -19,15 +19,30 @@ patterns. So the cache lives in a directory named by a digest of all of pndb's s
 (:func:`cache_dir`): code compiled from other sources is never loaded.
 """
 
+import atexit
 import functools
 import hashlib
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
-_interpreted = False
+
+def disabled():
+    """Whether NUMBA_DISABLE_JIT (an integer, as numba reads it) asks that nothing be compiled:
+    the kernels then always run as their plain Python, whose uint64 arithmetic wraps as
+    compiled code's does (numba's own uncompiled mode warns of every overflow). The inner
+    solver, numba's alone, is refused (pndb.api.check_settings)."""
+    try:
+        return int(os.environ.get("NUMBA_DISABLE_JIT", "0") or "0") != 0
+    except ValueError:
+        return False
+
+
+_interpreted = disabled()  # kernels run as Python (interpret)
 _interpreting = False  # a kernel runs as Python (errstate set once, by the outermost)
 _realised = False
 _cache_set = False
@@ -47,14 +62,34 @@ def cache_dir():
     return str(Path(base) / digest.hexdigest()[:16])
 
 
+def writable_cache_dir():
+    """:func:`cache_dir`, made; where it cannot be written, a temporary directory removed at exit,
+    with one warning on stderr (numba, refused its cache directory, would write its cache files
+    beside pndb's sources)."""
+    path = cache_dir()
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return path
+    except OSError as e:
+        print(
+            f"warning: cannot write pndb's kernel cache {path} ({e.strerror or e}); the kernels are "
+            "compiled again in every run (set NUMBA_CACHE_DIR to a writable directory)",
+            file=sys.stderr,
+        )
+    fallback = tempfile.mkdtemp(prefix="pndb-numba-")
+    atexit.register(shutil.rmtree, fallback, ignore_errors=True)
+    return fallback
+
+
 def load_numba():
-    """numba, with its cache directory set to :func:`cache_dir` before any kernel of pndb is
-    declared to it (numba reads the setting when a dispatcher is made)."""
+    """numba, with its cache directory set to :func:`writable_cache_dir` before any kernel of pndb
+    is declared to it (numba reads the setting when a dispatcher is made)."""
     global _cache_set
     import numba
 
     if not _cache_set:
-        numba.config.CACHE_DIR = cache_dir()
+        numba.config.CACHE_DIR = writable_cache_dir()
         _cache_set = True
     return numba
 
@@ -123,9 +158,9 @@ def realise():
 
 def interpret(active=True):
     """Run kernels as plain Python from now on in this process (for a few positions), or with
-    ``active`` false compiled again (numba loads at the next kernel call)."""
+    ``active`` false compiled again (numba loads at the next kernel call) unless :func:`disabled`."""
     global _interpreted
-    _interpreted = active
+    _interpreted = active or disabled()
 
 
 def loaded():

@@ -244,7 +244,7 @@ def test_no_sequence_for_the_opponent_none_after_any_stone(spec, cap, count, lo,
     levels, tried = P.new_sequence_work()
     children = parents_with = 0
     for a, b, opponent, mover, stones in quiet_positions(g, spec, count, lo, hi, 11):
-        for depth in (inner.THREAT_DEPTH, DEPTH):
+        for depth in (P.THREAT_DEPTH, DEPTH):
             if sequence_of(np.uint64(opponent), np.uint64(mover), stones, t, depth, levels, tried) >= 0:
                 parents_with += 1
                 continue
@@ -316,15 +316,15 @@ def test_depth_one_claims_only_double_threats():
 
 def test_threat_depth_switch(monkeypatch):
     monkeypatch.setenv("PNDB_THREAT_DEPTH", "0")
-    assert inner.default_threat_depth() == 0
+    assert P.default_threat_depth() == 0
     monkeypatch.setenv("PNDB_THREAT_DEPTH", "4")
     assert inner.InnerSolver(load_game("mnk:4,4,3"), 100, 1).stack.threat_depth[0] == 4
     for bad in ("x", "-1", str(P.MAX_THREAT_DEPTH + 1)):
         monkeypatch.setenv("PNDB_THREAT_DEPTH", bad)
         with pytest.raises(ValueError, match="PNDB_THREAT_DEPTH"):
-            inner.default_threat_depth()
+            P.default_threat_depth()
     monkeypatch.delenv("PNDB_THREAT_DEPTH")
-    assert inner.default_threat_depth() == inner.THREAT_DEPTH
+    assert P.default_threat_depth() == P.THREAT_DEPTH
 
 
 @pytest.mark.parametrize("spec", ["qango6", "mnk:5,5,4"])
@@ -407,7 +407,7 @@ def test_a_parents_sequence_tried_in_its_children(spec, cap, count, lo, hi):
     levels, tried = P.new_sequence_work()
     taken = refused = 0
     for a, b, opponent, mover, stones in quiet_positions(g, spec, count, lo, hi, 12):
-        for depth in (inner.THREAT_DEPTH, DEPTH):
+        for depth in (P.THREAT_DEPTH, DEPTH):
             if sequence_of(np.uint64(opponent), np.uint64(mover), stones, t, depth, levels, tried) < 0:
                 continue
             line = [int(c) for c in tried[: list(tried).index(-1)]]
@@ -491,8 +491,8 @@ def test_sequence_check_against_a_plain_model(spec, count, lo, hi):
     for a, b in random_positions(spec, count, lo, hi, 14):
         own, other = (a, b) if R.first_to_move(a, b) else (b, a)
         stones = (a | b).bit_count()
-        for line in random_lines(g, own, other, rng, 12, inner.THREAT_DEPTH + 1):
-            for depth in (2, inner.THREAT_DEPTH):
+        for line in random_lines(g, own, other, rng, 12, P.THREAT_DEPTH + 1):
+            for depth in (2, P.THREAT_DEPTH):
                 expected = sequence_accepted(g, own, other, stones, depth, line)
                 found = holds(own, other, stones, t, depth, line, 0)
                 assert (found >= 0) == expected, (spec, a, b, line, depth)

@@ -33,10 +33,14 @@ winning cell; a dead-cell move needs a search of its own), or the search prunes 
 strategy owner's nodes.
 """
 
+import os
 from typing import NamedTuple
 
 from pndb.jit import njit
 import numpy as np
+
+from pndb.defaults import SettingsError
+from pndb.games.notation import shown
 
 from pndb.games.kernels import (
     ONE,
@@ -248,6 +252,7 @@ def moves_to_search(a, b, t):
 # ---------------------------------------------------------------- threat sequences
 
 MAX_THREAT_DEPTH = 8  # the most attacker moves a threat sequence may have
+THREAT_DEPTH = 3  # attacker moves of the threat sequences the search looks for; 0: off (PNDB_THREAT_DEPTH)
 SEQ_OWN, SEQ_OTHER, SEQ_GAINED, SEQ_TODO = 0, 1, 2, 3  # the words of a level of new_sequence_work
 
 
@@ -256,6 +261,20 @@ def new_sequence_work():
     attacker's stones of the sequence so far, the single-threat moves still to try; and the
     move tried at each level."""
     return np.zeros((MAX_THREAT_DEPTH, 4), np.uint64), np.zeros(MAX_THREAT_DEPTH + 1, np.int64)
+
+
+def default_threat_depth():
+    """THREAT_DEPTH, or the environment's PNDB_THREAT_DEPTH (0 turns threat sequences off); a
+    SettingsError for anything but a whole number from 0 to MAX_THREAT_DEPTH. Here, not beside
+    the inner solver, so that a solve checks it before numba is loaded (pndb.api.check_settings)."""
+    text = os.environ.get("PNDB_THREAT_DEPTH", "").strip()
+    if not text:
+        return THREAT_DEPTH
+    if not (text.isascii() and text.isdigit() and int(text) <= MAX_THREAT_DEPTH):
+        raise SettingsError(
+            f"PNDB_THREAT_DEPTH must be a whole number from 0 to {MAX_THREAT_DEPTH}, not '{shown(text, 40)}'"
+        )
+    return int(text)
 
 
 @njit(cache=True, inline="always")
