@@ -1,7 +1,8 @@
 """pndb: a persistent proof database for solving two-player games with proof-number search.
 
 The Python API (pndb.api) is reached from here: ``pndb.solve``, ``pndb.status``, ``pndb.check``,
-``pndb.export``, ``pndb.verify``, ``pndb.open_book``, ``pndb.load_game``, and the Value enum.
+``pndb.export``, ``pndb.verify``, ``pndb.open_book``, ``pndb.describe``, ``pndb.load_game``, and the
+Value enum.
 Names are imported on first use, so that ``import pndb`` stays quick.
 """
 
@@ -16,6 +17,7 @@ _API = {
     "compact": "pndb.api",
     "verify": "pndb.api",
     "open_book": "pndb.api",
+    "describe": "pndb.api",
     "load_game": "pndb.games",
     "Value": "pndb.values",
     "GameError": "pndb.games",

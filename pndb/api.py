@@ -403,6 +403,25 @@ def open_book(path):
     return read_book(path)
 
 
+def describe(source, moves=""):
+    """What ``source`` knows of the position after ``moves`` (from the empty board), as an
+    explore.PositionView: plain data with a JSON form (``.to_json()``), what `pndb show --json`
+    prints. ``source`` is a game (a spec or a Game: the rules alone), a book (a book file's path,
+    or a book.Book: its values and strategy moves) or a database (its directory: what it has
+    proven so far; it may be read while a solve writes it)."""
+    from pndb.book import Book
+    from pndb.explore import DatabaseLookup, RulesOnly, view_of
+
+    if isinstance(source, Book):
+        return view_of(source, "book", moves)
+    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+        with open_db(source) as (store, game), store.view(game) as view:
+            return view_of(DatabaseLookup(view, game), "database", moves)
+    if isinstance(source, os.PathLike) or isinstance(source, str) and os.path.isfile(source):
+        return view_of(open_book(source), "book", moves)
+    return view_of(RulesOnly(as_game(source)), "game", moves)
+
+
 def is_infinite(number):
     """True for a proof or disproof number that stands for infinity."""
     return number >= INF - 1

@@ -11,7 +11,6 @@ each board position's proof from stored positions whose games are isomorphic to 
 
 import json
 import os
-import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -720,14 +719,3 @@ def move_values(book, pos):
     game = book.game
     return [(m, Value.of(*known_interval(book, game.play(pos, m)))) for m in game.legal_moves(pos)]
 
-
-def book_reply(book, pos):
-    """The book's move at ``pos``: its strategy move when it has one, else one of the moves it
-    knows best for the player to move (at random among equals, so that games vary)."""
-    move, _ = book.lookup(pos)
-    if move is not None:
-        return move
-    options = [(m, (v.lo, v.hi)) for m, v in move_values(book, pos)]
-    pick = max if book.game.first_to_move(pos) else min
-    target = pick(interval for _, interval in options)
-    return random.choice([m for m, interval in options if interval == target])

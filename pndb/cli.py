@@ -176,34 +176,32 @@ def games():
 @main.command()
 @click.argument("game")
 @click.option("--moves", "-m", default="", help="Moves from the start, e.g. c3d4 or 4453 (Connect Four).")
-def show(game, moves):
+@click.option("--json", "as_json", is_flag=True, help="Print the position as one JSON object (pndb.describe).")
+def show(game, moves, as_json):
     """Print the board of GAME after --moves, whose turn it is, and the outcome if it is over.
 
-    GAME may also be a book file: then each legal move's value is shown as far as the book knows.
+    GAME may also be a book file or a database directory: then each legal move's value is shown
+    as far as the book or the database knows.
 
     Example: pndb show qango6 --moves c3d4
     """
     from pndb import api, jit
-    from pndb.book import known_interval, move_values
-    from pndb.games import load_game
-    from pndb.values import Status, Value
 
     jit.interpret()  # one position: its kernels run as Python sooner than numba loads
-    book = api.open_book(game) if os.path.isfile(game) else None
-    g = book.game if book else load_game(game)
-    pos, _ = g.parse_moves(moves)
-    click.echo(f"{g.spec} ({g.title}), {g.rank(pos)} stones")
-    click.echo(g.render(pos))
-    state = g.status(pos)
-    if state != Status.ONGOING:
-        click.echo(f"game over: {g.outcome_text(state)}")
+    view = api.describe(game, moves)
+    if as_json:
+        click.echo(view.to_json())
         return
-    side = "first player (X)" if g.first_to_move(pos) else "second player (O)"
-    click.echo(f"to move: {side}")
-    if book:
-        click.echo(f"book value: {Value.of(*known_interval(book, pos)).name}")
-        for move, value in move_values(book, pos):
-            click.echo(f"  {g.move_name(move):>4}  {value.name}")
+    click.echo(f"{view.game} ({view.title}), {view.stones} stones")
+    click.echo(view.text)
+    if view.outcome is not None:
+        click.echo(f"game over: {view.outcome_text}")
+        return
+    click.echo(f"to move: {'first player (X)' if view.to_move == 'first' else 'second player (O)'}")
+    if view.source != "game":
+        click.echo(f"{view.source} value: {view.value.name}")
+        for option in view.options:
+            click.echo(f"  {option.move:>4}  {option.value.name}")
 
 
 def report_progress(p):
@@ -521,13 +519,12 @@ def play(book, side, moves):
     Example: pndb play db/qango6.pnbook --as second
     """
     from pndb import api
-    from pndb.book import book_reply
     from pndb.games import MoveError
     from pndb.values import Status
 
     bk = api.open_book(book)
     g = bk.game
-    pos, _ = g.parse_moves(moves)
+    pos, played = g.parse_moves(moves)
     human_first = side == "first"
     click.echo(
         f"{g.spec}: the book's value is {bk.value.name}. "
@@ -550,6 +547,7 @@ def play(book, side, moves):
                 click.echo(f"{e}; try again", err=True)
                 continue
         else:
-            move = book_reply(bk, pos)
+            move = api.describe(bk, g.format_moves(played)).reply().cell
             click.echo(f"book plays {g.move_name(move)}")
         pos = g.play(pos, move)
+        played.append(move)

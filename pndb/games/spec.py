@@ -91,6 +91,8 @@ class Game:
     order: tuple = ()  # playable cells, best first
     title: str = ""
     raw_pattern_count: int = 0  # win patterns as listed by the rules, before dropping redundant ones
+    # cells drawn in one colour on the board (Qango's areas): for display only, no rule reads them
+    areas: tuple = field(default=(), compare=False)
     tables: Tables = field(default=None, compare=False, repr=False)
 
     @property
@@ -437,6 +439,7 @@ def build_game(
     gravity=False,
     order=None,
     title="",
+    areas=(),
 ):
     """Validate the rules, find symmetries if asked, and compile the numba tables."""
     ngrid = width * height
@@ -496,6 +499,7 @@ def build_game(
         order=tuple(order),
         title=title,
         raw_pattern_count=len(raw),
+        areas=tuple(tuple(a) for a in areas),
     )
     object.__setattr__(game, "tables", make_tables(game))
     return game
@@ -637,7 +641,8 @@ def qango6(variant, spec):
         raise GameError(f"unknown Qango 6 variant '{shown(variant)}' (castle, burg, tournament)")
     name = "qango6" + (":" + ("castle" if variant == "burg" else variant) if variant else "")
     return build_game(
-        name, 6, 6, qango_patterns(6, QANGO6_AREAS), first_move_forbidden=forbidden[variant], title="Qango 6"
+        name, 6, 6, qango_patterns(6, QANGO6_AREAS), first_move_forbidden=forbidden[variant], title="Qango 6",
+        areas=QANGO6_AREAS,
     )
 
 
@@ -645,7 +650,8 @@ def qango7(variant, spec):
     if variant not in ("", "nocap"):
         raise GameError(f"unknown Qango 7 variant '{shown(variant)}' (nocap)")
     return build_game(
-        spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=None if variant else 40, title="Qango 7"
+        spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=None if variant else 40, title="Qango 7",
+        areas=QANGO7_AREAS,
     )
 
 
@@ -662,7 +668,10 @@ def qango7plus(variant, spec):
         forbidden = tuple(c for c in cells if c not in QANGO7PLUS_TOURNAMENT)
     else:
         raise GameError(f"unknown Qango 7 Plus variant '{shown(variant)}' (edges, tournament)")
-    return build_game(spec, 7, 7, pats, cells=cells, first_move_forbidden=forbidden, title="Qango 7 Plus")
+    areas = [a for a in QANGO7_AREAS if set(a) <= cellset]
+    return build_game(
+        spec, 7, 7, pats, cells=cells, first_move_forbidden=forbidden, title="Qango 7 Plus", areas=areas
+    )
 
 
 def side_neighbours(cell, width, height):
