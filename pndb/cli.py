@@ -176,7 +176,9 @@ def games():
 @main.command()
 @click.argument("game")
 @click.option("--moves", "-m", default="", help="Moves from the start, e.g. c3d4 or 4453 (Connect Four).")
-@click.option("--json", "as_json", is_flag=True, help="Print the position as one JSON object (pndb.describe).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the position as one JSON object (pndb.describe)."
+)
 def show(game, moves, as_json):
     """Print the board of GAME after --moves, whose turn it is, and the outcome if it is over.
 

@@ -89,13 +89,13 @@ class PositionView:
 
     @classmethod
     def from_dict(cls, data):
-        value = {"outcome": None if data["outcome"] is None else Value.named(data["outcome"])}
+        outcome = data["outcome"]
         return cls(**{
             **data,
             "cells": tuple(CellView(**c) for c in data["cells"]),
             "areas": tuple(map(tuple, data["areas"])),
             "wins": tuple(map(tuple, data["wins"])),
-            "outcome": value["outcome"],
+            "outcome": None if outcome is None else Value.named(outcome),
             "value": Value.named(data["value"]),
             "options": tuple(MoveView(**{**o, "value": Value.named(o["value"])}) for o in data["options"]),
         })  # fmt: skip
@@ -142,7 +142,9 @@ class DatabaseLookup:
             klo, khi = self.walker.interval(k)
             lo, hi = max(lo, klo), min(hi, khi)
         if lo > hi:
-            raise StoreError(f"the database is damaged: its values contradict each other at {position_text(game, pos)}")
+            raise StoreError(
+                f"the database is damaged: its values contradict each other at {position_text(game, pos)}"
+            )
         value = Value.of(lo, hi)
         proof, fact = self.view.proof(key), mover_fact(value, game.first_to_move(pos))
         move = proof.strategy_move(fact) if proof is not None and fact is not None else None
@@ -150,7 +152,9 @@ class DatabaseLookup:
             return None, value
         cell = game.move_to_board(symmetry, move)
         if cell not in game.legal_moves(pos):
-            raise StoreError(f"the database is damaged: its proof's move at {position_text(game, pos)} is not legal there")
+            raise StoreError(
+                f"the database is damaged: its proof's move at {position_text(game, pos)} is not legal there"
+            )
         return cell, value
 
 
@@ -188,7 +192,8 @@ def view_of(lookup, source, moves):
     move, _ = lookup.lookup(pos)
     if move is None:  # else a move whose known value proves what the mover owns here
         fact = mover_fact(value, first)
-        move = next((o.cell for o in options if fact and good_for(o.value.lo, o.value.hi, fact)), None)
+        good = [o.cell for o in options if fact is not None and good_for(o.value.lo, o.value.hi, fact)]
+        move = good[0] if good else None
     return PositionView(
         **common, to_move=SIDES[not first], outcome=None, outcome_text=None, wins=(), value=value,
         options=options, strategy_move=None if move is None else game.move_name(move),

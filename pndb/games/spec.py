@@ -643,7 +643,7 @@ def qango6(variant, spec):
     return build_game(
         name, 6, 6, qango_patterns(6, QANGO6_AREAS), first_move_forbidden=forbidden[variant], title="Qango 6",
         areas=QANGO6_AREAS,
-    )
+    )  # fmt: skip
 
 
 def qango7(variant, spec):
@@ -652,7 +652,7 @@ def qango7(variant, spec):
     return build_game(
         spec, 7, 7, qango_patterns(7, QANGO7_AREAS), disc_cap=None if variant else 40, title="Qango 7",
         areas=QANGO7_AREAS,
-    )
+    )  # fmt: skip
 
 
 def qango7plus(variant, spec):
