@@ -77,13 +77,25 @@ def midgame_positions(game, count, seed):
     return np.array([k[0] for k in keys], np.uint64), np.array([k[1] for k in keys], np.uint64)
 
 
+def new_solver(game, budget, table_mb, **options):
+    """An InnerSolver of whichever checkout is imported: one from before the evaluator contract
+    (pndb.contracts) took the outer search's budget too."""
+    import inspect
+
+    from pndb import inner
+
+    if "node_budget" in inspect.signature(inner.InnerSolver).parameters:
+        return inner.InnerSolver(game, budget, table_mb, **options)
+    return inner.InnerSolver(game, table_mb, **options)
+
+
 def searcher(game, budget, table_mb, knowledge=False):
     """search(keys_a, keys_b, q, budget) -> (pn, dn) with whichever inner API the checkout has."""
     from pndb import inner
 
     # a checkout from before knowledge took no such argument (and had none to ask)
     extra = dict(knowledge=True) if knowledge else {}
-    solver = inner.InnerSolver(game, budget, table_mb, **extra)
+    solver = new_solver(game, budget, table_mb, **extra)
     if hasattr(inner, "InnerJob"):
 
         def search(ka, kb, q, budget):

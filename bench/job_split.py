@@ -45,7 +45,7 @@ def main(argv=None):
     job = inner.InnerJob(start, start, args.question, args.nodes)
 
     def fresh():
-        solver = inner.InnerSolver(game, args.nodes, args.table_mb)
+        solver = inner.InnerSolver(game, args.table_mb)
         solver.table.recs.fill(0)
         return solver
 

@@ -33,12 +33,12 @@ from pndb.games import load_game
 from pndb import inner
 game = load_game(sys.argv[1])
 start = np.zeros(1, np.uint64)
-inner.InnerSolver(game, 100, 256).run(inner.InnerJob(start, start, 0, 100_000))  # compile or load
+inner.InnerSolver(game, 256).run(inner.InnerJob(start, start, 0, 100_000))  # compile or load
 for cres in inner.run_job.overloads.values():
     print(hex(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)), flush=True)
 spent = 0.0
 while spent < float(sys.argv[2]):
-    solver = inner.InnerSolver(game, 2_000_000, 256)
+    solver = inner.InnerSolver(game, 256)
     solver.table.recs.fill(0)
     c0 = time.process_time()
     for q in (0, 1):

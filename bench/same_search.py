@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from inner import midgame_positions, tree_env  # noqa: E402  (bench/inner.py; sets NUMBA_CACHE_DIR)
+from inner import midgame_positions, new_solver, tree_env  # noqa: E402  (bench/inner.py; sets NUMBA_CACHE_DIR)
 
 GAMES = ["qango6", "mnk:5,5,4", "connect4:7x6", "connect4:6x5", "tictactoe", "qango6:castle"]
 START_NODES = 20_000
@@ -47,7 +47,7 @@ def records(spec):
         "start": (start, start, START_NODES), "midgame": (ka, kb, MIDGAME_NODES)
     }.items():  # fmt: skip
         for q in (0, 1):
-            solver = inner.InnerSolver(game, budget, 64)
+            solver = new_solver(game, budget, 64)
             result = solver.run(inner.InnerJob(keys_a, keys_b, q, budget))
             p = result.proofs
             moves = p.move.astype(np.int64).view(np.uint64)

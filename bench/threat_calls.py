@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from inner import tree_env  # noqa: E402  (bench/inner.py; sets NUMBA_CACHE_DIR)
+from inner import new_solver, tree_env  # noqa: E402  (bench/inner.py; sets NUMBA_CACHE_DIR)
 
 
 def positions(game, nodes):
@@ -32,7 +32,7 @@ def positions(game, nodes):
     from pndb import inner
     from pndb.games import kernels as K
 
-    solver = inner.InnerSolver(game, nodes, 256)
+    solver = new_solver(game, nodes, 256)
     start = np.zeros(1, np.uint64)
     solver.run(inner.InnerJob(start, start, 0, nodes))
     recs = solver.table.recs

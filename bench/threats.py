@@ -40,10 +40,10 @@ def measure(spec, depth, args):
 
     game = load_game(spec)
     start = np.zeros(1, np.uint64)
-    warm = inner.InnerSolver(game, 100, 16, threat_depth=depth)
+    warm = inner.InnerSolver(game, 16, threat_depth=depth)
     warm.run(inner.InnerJob(start, start, 0, 10_000))
     rows = []
-    solver = inner.InnerSolver(game, args.start_nodes, args.table_mb, args.knowledge, threat_depth=depth)
+    solver = inner.InnerSolver(game, args.table_mb, args.knowledge, threat_depth=depth)
     w0 = time.perf_counter()
     answers = []
     for q in (0, 1):
@@ -54,7 +54,7 @@ def measure(spec, depth, args):
     wall = time.perf_counter() - w0
     rows.append(dict(part="start", nodes=solver.nodes, wall=wall, answer="/".join(answers)))
     ka, kb = midgame_positions(game, args.positions, args.seed)
-    solver = inner.InnerSolver(game, args.budget, args.table_mb, args.knowledge, threat_depth=depth)
+    solver = inner.InnerSolver(game, args.table_mb, args.knowledge, threat_depth=depth)
     w0 = time.perf_counter()
     solved = 0
     for q in (0, 1):

@@ -29,6 +29,7 @@ from pndb.defaults import (
     MIN_CACHE_MB,
     SLACK_MB,
     SettingsError,
+    inner_table_capacity,
 )
 from pndb.games import GameError, load_game, shown
 from pndb.integrity import check_root
@@ -75,17 +76,19 @@ def make_search(
 ):  # fmt: skip
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
-    process already holds (its code and the game's tables) and some slack. ``inner_scheme``:
-    how the inner budgets follow the search (search.SCHEMES: "follow" or "fixed"). In a
-    graph-keyed store the outer search sees the game through graph keys (its table the node
-    cache, written with each checkpoint); the inner solver keeps board keys. ``quick``: a quick
-    start (see quick_start), the inner solver made once it is over."""
+    process already holds (its code and the game's tables) and some slack. The search's
+    evaluator is an inner solver; ``inner_nodes`` is the base budget of its leaves, 0 no
+    evaluator at all. ``inner_scheme``: how the budgets follow the search (search.SCHEMES:
+    "follow" or "fixed"). In a graph-keyed store the outer search sees the game through graph
+    keys (its table the node cache, written with each checkpoint); the inner solver keeps board
+    keys. ``quick``: a quick start (see quick_start), the inner solver made once it is over."""
     from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
     from pndb.search import Search
 
+    evaluated = has_evaluator(inner_nodes)
     if inner_mb is None:
         inner_mb = min(DEFAULT_INNER_MB, memory_mb // 4)
-    inner_mb = inner_mb if inner_nodes else 0
+    inner_mb = inner_mb if evaluated else 0
     # what the process holds already: pndb's code and the game (tens of MB in a process of its
     # own); in a larger program only pndb's usual share counts against the budget
     base_mb = min(anonymous_memory_bytes() / 2**20, BASE_MB)
@@ -97,23 +100,32 @@ def make_search(
         )
     cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
 
+    table_mb = max(1, inner_mb)
+
     def new_inner(board_game=game):
         from pndb import jit
 
         jit.interpret(False)  # the inner solver's kernels call the game's compiled ones
         from pndb.inner import InnerSolver
 
-        return InnerSolver(board_game, inner_nodes, max(1, inner_mb), knowledge=knowledge)
+        return InnerSolver(board_game, table_mb, knowledge=knowledge)
 
     if store.graph_keyed:
         from pndb.games.graphkey import GraphKeyedGame
 
         game = GraphKeyedGame(game, cache)
     return Search(
-        cache, game, inner=new_inner() if inner_nodes and not quick else None,
-        start_inner=new_inner if inner_nodes and quick else None, knowledge=knowledge,
+        cache, game, evaluator=new_inner() if evaluated and not quick else None,
+        start_evaluator=new_inner if evaluated and quick else None, base_budget=inner_nodes,
+        evaluator_capacity=inner_table_capacity(table_mb), knowledge=knowledge,
         checkpoint_seconds=checkpoint_seconds, scheme=inner_scheme,
     )  # fmt: skip
+
+
+def has_evaluator(inner_nodes):
+    """Whether a solve's search has an evaluator: ``inner_nodes`` (--inner-nodes, the base
+    budget of its leaves) 0 means none, and the outer search expands every leaf."""
+    return inner_nodes > 0
 
 
 @contextmanager
@@ -127,7 +139,8 @@ def quick_start(game, inner_nodes):
     solver to wait for. Kernels are compiled again after."""
     from pndb import jit
 
-    quick = bool(inner_nodes) and game.ncells <= QUICK_CELLS and not game.gravity and not jit.loaded()
+    small = game.ncells <= QUICK_CELLS and not game.gravity
+    quick = small and has_evaluator(inner_nodes) and not jit.loaded()
     if quick:
         jit.interpret()
     try:
@@ -290,13 +303,11 @@ def solve_positions(
             try:
                 for text, pos in starts:
                     root = search.game.key(pos)
-                    expansions = search.expansions
-                    inner_before = search.inner.nodes if search.inner else 0
+                    work = search.expansions + search.evaluator_nodes
                     start = time.perf_counter()
                     outcome = search.solve(root, limits, should_stop, final_checkpoint=False)
                     micros = (time.perf_counter() - start) * 1e6
-                    inner_nodes_used = search.inner.nodes - inner_before if search.inner else 0
-                    nodes = search.expansions - expansions + inner_nodes_used
+                    nodes = search.expansions + search.evaluator_nodes - work
                     yield PositionResult(
                         text, outcome.value, nodes, micros, outcome.solved, outcome.interrupted
                     )

@@ -19,3 +19,14 @@ MIN_MEMORY_MB = 256
 class SettingsError(ValueError):
     """Settings that cannot work (a memory budget too small for the rest, an unknown target, a
     bad PNDB_THREAT_DEPTH); one line."""
+
+
+INNER_ENTRY_BYTES = 32  # an entry of the inner solver's table (pndb.inner)
+
+
+def inner_table_capacity(megabytes):
+    """The most positions an inner table of ``megabytes`` holds: a power of two, at least 1,024.
+    Here, without numba, so that the API can tell the search (Search.evaluator_capacity) before
+    the inner solver is loaded."""
+    entries = max(1024, int(megabytes * (1 << 20) // INNER_ENTRY_BYTES))
+    return 1 << (entries.bit_length() - 1)

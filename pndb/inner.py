@@ -1,13 +1,16 @@
 """The inner solver: depth-first proof-number search (df-pn) with the 1+eps trick, in numba.
 
-The outer search hands leaves to this solver as an :class:`InnerJob` (canonical keys, a
+The outer search hands leaves to this solver as contracts.LeafJob values (canonical keys, a
 question, a node budget, optional pn/dn thresholds at which a search returns, as a df-pn frame
-does) and gets back an :class:`InnerResult`: plain arrays only, in one call,
-so that a job could run in another process unchanged. A question is "value >= first-wins" (q0)
-or "value >= draw" (q1), the first player being the prover. Every position the job solves comes
-back with its proof: the strategy owner's move at every owner-to-move position of its proof
-tree, extracted at once (before later searches can evict what the table knew), and searched
-again when the table no longer holds it, so that a proof never depends on the table.
+does) and gets back contracts.LeafResult values (InnerSolver.evaluate, the contracts.Evaluator
+entry): plain data only, so that a job could run in another process unchanged. Inside, a job is
+an :class:`InnerJob` of key arrays and its answer an :class:`InnerResult` of arrays, with this
+solver's numbers (INF, 32 bits; larger thresholds are clamped to it). A question is
+"value >= first-wins" (q0) or "value >= draw" (q1), the first player being the prover. Every
+position the job solves comes back with its proof: the strategy owner's move at every
+owner-to-move position of its proof tree, extracted at once (before later searches can evict
+what the table knew), and searched again when the table no longer holds it, so that a proof
+never depends on the table.
 
 The search keeps, for each position on its stack, the position's images under every symmetry
 of the board; a child's canonical key (the lexicographically smallest (first, second) image)
@@ -142,19 +145,22 @@ from pndb import jit
 from pndb.games import kernels as K
 from pndb.games import connect4_rules as C
 from pndb.games import patterns as P
-from pndb.values import PAIRING
+from pndb import values
+from pndb.contracts import CERTIFIED, EPS, LeafProofs, LeafResult
+from pndb.defaults import INNER_ENTRY_BYTES as ENTRY_BYTES
+from pndb.defaults import inner_table_capacity
+from pndb.games.spec import arrays_from_keys, keys_from_arrays
+from pndb.values import PAIRING, Certificate
 
 jit.realise()  # the kernels below call those of pndb.games, which must be numba's then
 
 INF = np.int64((1 << 32) - 1)  # open numbers saturate below it: pn and dn fit 32 bits each
 NO_LIMIT = np.int64(1 << 62)  # a node budget that is never reached
-EPS = 0.25
 MAX_DEPTH = 65
 UNKEYED = -1  # Stack.sym of a child whose key is not made yet (not in the table when written)
 RANK_BITS = np.int64(6)  # a frame's children compared by near number, then rank: one key, number << 6 | rank
 NO_CHILD_KEY = INF << RANK_BITS  # ... above every key of a child whose near number is below INF
 WINDOW = 2  # entries probed per key: one aligned cache line (a table is aligned to cache lines)
-ENTRY_BYTES = 32
 INITIAL_ENTRIES = 1 << 16  # 2 MB: a table starts there and grows fourfold once half full
 SEEN_WORDS = 1 << 10  # Table.seen: 65,536 bits (8 KB), one per value of an orbit hash's top 16 bits
 SEEN_ENTRIES = 1 << 12  # ... asked while the table holds fewer entries (later nearly all are set)
@@ -189,7 +195,6 @@ SEQUENCE_UNASKED = 0  # a frame's opponent threat sequences: to search when it e
 SEQUENCE_NONE = 1  # searched and none found,
 SEQUENCE_UNHELPFUL = 2  # not to be searched (threats on the board, gravity, no stone yet), or found before
 SEQUENCE_FOUND = 3  # Stack.line holds a sequence, found here or by a child: the children entered try it first
-CERTIFIED = -1  # a proof record's move: knowledge (a pairing, Allis' rules) decides this position
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
 KNOWLEDGE_TRIAL = 2_000  # tries at one number of empty cells before judging whether knowledge pays
 KNOWLEDGE_RARE = 100  # ... it pays when at least one in this many decides the question
@@ -204,7 +209,7 @@ class InnerJob(NamedTuple):
     budget: int  # nodes per position
     stop_on_proof: bool = False  # stop after the first proven position
     stop_on_disproof: bool = False  # stop after the first disproven position
-    th_pn: int = INF  # search a position only while its pn is below this (INF: no threshold)
+    th_pn: int = INF  # search a position only while its pn is below this (INF or more: no threshold)
     th_dn: int = INF  # ... and its dn below this
 
 
@@ -320,8 +325,7 @@ def new_table(megabytes):
     1024); it starts at INITIAL_ENTRIES, so that a small search costs little memory and no time
     to clear it, in memory of its own (a search on a new solver's table in a new mapping took 6%
     more time on the qango6 start: bench/ab.py), and grows into an arena reserved for its limit."""
-    entries = max(1024, int(megabytes * (1 << 20) // ENTRY_BYTES))
-    limit = 1 << (entries.bit_length() - 1)
+    limit = inner_table_capacity(megabytes)
     size = min(limit, INITIAL_ENTRIES)
     recs = aligned_rows(np.zeros(size * ENTRY_BYTES + 64, np.uint8), size, 64)  # to cache lines
     return Table(
@@ -1490,10 +1494,28 @@ def merged(parts):
     )
 
 
-class InnerSolver:
-    """One solve's inner df-pn: its table (kept from job to job) and its stack."""
+def leaf_result(result):
+    """An InnerResult as the evaluator contract's LeafResult: this solver's infinity (INF) as
+    values.INF, keys as bytes, the certificates of CERTIFIED records cut apart."""
+    p = result.proofs
+    raw = p.certificates.tobytes()
+    ends = np.cumsum(p.certificate_size)
+    certified = np.flatnonzero(p.move == CERTIFIED)
+    starts = (ends - p.certificate_size)[certified].tolist()
+    proofs = LeafProofs(
+        keys=keys_from_arrays(p.key_a, p.key_b), moves=p.move.tolist(), proven=p.proven.tolist(),
+        certificates=[Certificate(raw[s], raw[s + 1 : e]) for s, e in zip(starts, ends[certified].tolist())],
+    )  # fmt: skip
+    pn, dn = ([values.INF if x >= INF else x for x in numbers.tolist()] for numbers in (result.pn, result.dn))
+    return LeafResult(pn=pn, dn=dn, work=result.work.tolist(), subtree=result.subtree.tolist(), proofs=proofs)
 
-    def __init__(self, game, node_budget, table_mb, knowledge=False, threat_depth=None):
+
+class InnerSolver:
+    """One solve's inner df-pn: its table (kept from job to job) and its stack. It is the
+    outer search's evaluator (contracts.Evaluator: evaluate()); run() is the same search on the
+    solver's own arrays and numbers, for tests and benchmarks."""
+
+    def __init__(self, game, table_mb, knowledge=False, threat_depth=None):
         self.tables = game.tables
         self.threat_depth = P.default_threat_depth() if threat_depth is None else int(threat_depth)
         # pairing strategies decide positions of games without gravity (pndb.games.patterns),
@@ -1504,12 +1526,21 @@ class InnerSolver:
         self.knowledge_stats = np.zeros((2, 65, 2), np.int64)
         self.knowledge_skip = np.zeros((2, 65), np.bool_)
         self.steps = K.step_tables(game.tables)
-        self.budget = int(node_budget)  # the budget the outer search gives its jobs
         self.table = new_table(table_mb)
         t = game.tables
         nsym = t.cell_images.shape[1]
         self.stack = new_stack(nsym, len(t.win_masks), self.threat_depth, len(t.rules_lines))
         self.nodes = 0
+
+    def evaluate(self, jobs, should_stop=None):
+        """A contracts.LeafResult for each contracts.LeafJob, the jobs run in turn (run())."""
+        results = []
+        for job in jobs:
+            ka, kb = arrays_from_keys(job.keys)
+            stops = job.stop_on_proof, job.stop_on_disproof
+            inner_job = InnerJob(ka, kb, job.question, job.budget, *stops, job.th_pn, job.th_dn)
+            results.append(leaf_result(self.run(inner_job, should_stop)))
+        return results
 
     def run(self, job, should_stop=None):
         """Search a job's positions; an :class:`InnerResult` with the proofs of those solved.
@@ -1571,10 +1602,6 @@ class InnerSolver:
         tries[:] = 0
         tried, found = self.knowledge_stats[q, :, 0], self.knowledge_stats[q, :, 1]
         self.knowledge_skip[q] |= (tried >= KNOWLEDGE_TRIAL) & (found * KNOWLEDGE_RARE < tried)
-
-    def capacity(self):
-        """The most positions the table may hold (at its largest)."""
-        return int(self.table.arena.shape[0])
 
     def memory(self):
         """The table's bytes: in use, backed by the OS so far (estimated), allocated."""

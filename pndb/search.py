@@ -3,14 +3,19 @@
 Values are intervals (pndb.values); PN search answers two questions with the first player as
 prover, so nodes where the first player moves are OR nodes. Each step selects a most-proving leaf
 from the root, expands it (children from the game, keyed canonically, transpositions linked
-through the parent table) or has the inner solver evaluate it, and pushes every change to every
+through the parent table) or has its evaluator search it, and pushes every change to every
 parent in the game's topological order (most stones first), so each node is recomputed at most
 once per update however many paths lead to it.
 
 Node keys are the game's keys: canonical board keys, or with `--graph-keys` the node keys of a
 graphkey.GraphKeyedGame (positions whose remaining games are isomorphic share one node); the
-search needs nothing but the game interface either way, and the inner solver always gets board
-positions.
+search needs nothing but the game interface either way, and the evaluator gets the game's
+evaluator keys (game.evaluator_key: board keys either way).
+
+The evaluator (pndb.contracts.Evaluator; the inner solver, or None: every leaf is expanded) is
+a function of the jobs it is given: the search chooses every budget (the base budget of a leaf's
+first search, --inner-nodes, and the scheme's later ones) and reads nothing of the evaluator but
+its results; what it must know of it (how many positions its table holds) it is told when made.
 
 The search reads and writes through a write-back NodeCache (pndb.cache) and checkpoints it about
 once a second. It installs no signal handlers and prints nothing: the caller passes
@@ -25,18 +30,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numpy as np
-
-from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Certificate, Fact, Node, Status
+from pndb.contracts import CERTIFIED, EPS, LeafJob
+from pndb.defaults import DEFAULT_INNER_NODES
+from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Fact, Node, Status
 from pndb.values import combine, good_for
 
 COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 PROGRESS_SECONDS = 2.0
-SCHEMES = ("follow", "fixed")  # how the inner budgets are given out (Search.scheme)
-EPS = 0.25  # the 1+eps trick on the path to a leaf (Pawlewicz and Lew), as the inner df-pn does
+SCHEMES = ("follow", "fixed")  # how the evaluator's budgets are given out (Search.scheme)
 GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
-QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts at most this long (Search.start_inner)
+QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts at most this long (Search.start_evaluator)
 QUICK_EXPANSIONS = 200  # and this many expansions (tictactoe needs 49, connect4:4x4 thousands)
 CHILDREN_MEMO = 1024  # positions whose children a Search keeps at hand (the least recently used go)
 FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
@@ -98,16 +102,21 @@ class Search:
 
     cache: object  # a NodeCache
     game: object
-    inner: object = None  # an InnerSolver that evaluates new leaves, or None
-    # a quick start: no inner solver for the first QUICK_SECONDS or QUICK_EXPANSIONS of the
+    evaluator: object = None  # a contracts.Evaluator that searches new leaves, or None
+    # a quick start: no evaluator for the first QUICK_SECONDS or QUICK_EXPANSIONS of the
     # search, then this function's (a small game may be solved sooner than numba and the inner
     # solver load)
-    start_inner: object = None
+    start_evaluator: object = None
+    base_budget: int = DEFAULT_INNER_NODES  # nodes of a leaf's first search (--inner-nodes)
+    # the most positions the evaluator's table holds (INF: no limit): the follow scheme's budgets
+    # stay within half of it
+    evaluator_capacity: int = INF
     knowledge: bool = True  # decide new leaves by the game's certificates where it can
-    should_stop: object = None  # during solve(): the caller's should_stop, for long inner jobs
+    should_stop: object = None  # during solve(): the caller's should_stop, for long evaluator jobs
     checkpoint_seconds: float = 1.0
-    scheme: str = "follow"  # how inner budgets are given out: SCHEMES, see step()
+    scheme: str = "follow"  # how the evaluator's budgets are given out: SCHEMES, see step()
     expansions: int = 0  # over the life of this object (one Search may serve many solves)
+    evaluator_nodes: int = 0  # nodes the evaluator searched for this object
     stored: dict = None  # the persistent counters (meta) as this object found them
     started: float = 0.0  # monotonic time of the first solve()
     checkpoints: int = 0  # written by this object
@@ -182,34 +191,29 @@ class Search:
                     self.cache.put(k, Node.terminal_of(st))
             self.cache.link(k, key)
         first = self.first(key)
-        if fresh and self.inner is not None:
+        if fresh and self.evaluator is not None:
             # one proven child proves a first-player node, one disproven child disproves a
             # second-player node: the other children need no search for this question
-            self.evaluate(fresh, q, self.inner.budget, stop_on_proof=first, stop_on_disproof=not first)
+            self.evaluate(fresh, q, self.base_budget, stop_on_proof=first, stop_on_disproof=not first)
         own = self.cache.get(key)
         self.cache.put(key, combine(first, own, [self.cache.get(k) for k in keys]))
         self.expansions += 1
 
     def evaluate(self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF):
-        """Search each leaf with the inner solver for question q (one job, ``budget`` nodes a
-        leaf, each only while its numbers are below the thresholds); keep its proofs."""
-        from pndb.inner import INF as INNER_INF  # (numba only once there is an inner solver)
-        from pndb.inner import InnerJob
-
-        positions = [self.game.position(k) for k in keys]
-        job = InnerJob(
-            keys_a=np.array([p.first for p in positions], np.uint64),
-            keys_b=np.array([p.second for p in positions], np.uint64),
+        """Search each leaf with the evaluator for question q (one job, ``budget`` nodes a leaf,
+        each only while its numbers are below the thresholds); keep its proofs."""
+        job = LeafJob(
+            keys=tuple(self.game.evaluator_key(k) for k in keys),
             question=q,
             budget=budget,
+            th_pn=th_pn,
+            th_dn=th_dn,
             stop_on_proof=stop_on_proof,
             stop_on_disproof=stop_on_disproof,
-            th_pn=min(th_pn, INNER_INF),
-            th_dn=min(th_dn, INNER_INF),
         )
-        result = self.inner.run(job, self.should_stop)
-        numbers = (result.pn.tolist(), result.dn.tolist(), result.work.tolist(), result.subtree.tolist())
-        for key, pn, dn, work, subtree in zip(keys, *numbers):
+        (result,) = self.evaluator.evaluate([job], self.should_stop)
+        self.evaluator_nodes += result.nodes
+        for key, pn, dn, work, subtree in zip(keys, result.pn, result.dn, result.work, result.subtree):
             rec = self.cache.get(key)
             lo, hi = rec.lo, rec.hi
             if pn == 0 or dn == 0:
@@ -221,29 +225,21 @@ class Search:
             # ancestor went through it (the table's count)
             work = min(max(rec.work + work, subtree), MAX_WORK)
             self.cache.put(key, Node.leaf(lo, hi, rec.flags | EVALUATED[q], work, estimates))
-        self.add_proofs(result.proofs)
+        self.add_proofs(q, result.proofs)
 
-    def add_proofs(self, proofs):
-        """Merge the inner solver's proof records (the owner's move at each owner-to-move
-        position of its proofs, or the certificate that decides it) into the proof table. A
-        record whose fact the table holds already, with a move or a certificate, is left as it
-        is (its move's proof was stored with it): the inner solver hands a proof out again when
-        its table has lost the mark that it did (inner.REPORTED)."""
-        from pndb.inner import CERTIFIED
-
-        raw = np.stack([proofs.key_a, proofs.key_b], axis=1).astype(">u8").tobytes()  # the keys, in a row
-        keys = [raw[i : i + 16] for i in range(0, len(raw), 16)]
-        certs = proofs.certificates.tobytes()
-        moves = proofs.move.tolist()
+    def add_proofs(self, q, proofs):
+        """Merge the evaluator's proof records for question q (the owner's move at each
+        owner-to-move position of its proofs, or the certificate that decides it) into the proof
+        table. A record whose fact the table holds already, with a move or a certificate, is
+        left as it is (its move's proof was stored with it): the inner solver hands a proof out
+        again when its table has lost the mark that it did (inner.REPORTED)."""
+        keys, moves = proofs.keys, proofs.moves
         known = self.cache.proofs_of([k for k, m in zip(keys, moves) if m != CERTIFIED])
-        end = 0
-        rows = zip(keys, moves, proofs.question.tolist(), proofs.proven.tolist(),
-                   proofs.certificate_size.tolist())  # fmt: skip
-        for key, move, q, proven, size in rows:
+        certificates = iter(proofs.certificates)
+        for key, move, proven in zip(keys, moves, proofs.proven):
             fact = FACTS[q, proven]
-            start, end = end, end + size
             if move == CERTIFIED:
-                self.add_certificate(key, fact, Certificate(certs[start], certs[start + 1 : end]))
+                self.add_certificate(key, fact, next(certificates))
                 continue
             old = known.get(key, EMPTY_PROOF)
             if old.move(q) == NO_MOVE or not good_for(old.lo, old.hi, fact):
@@ -251,7 +247,7 @@ class Search:
                 self.cache.put_proof(key, new)
 
     def add_certificate(self, key, fact, cert):
-        """Store the inner search's certificate of ``key`` (it proves ``fact``), unless one
+        """Store the evaluator's certificate of ``key`` (it proves ``fact``), unless one
         that proves it is stored already. It is not checked here: the export checks each
         certificate it writes, and `pndb check` every one stored."""
         for old in self.cache.certificates(key):
@@ -283,23 +279,23 @@ class Search:
     def step(self, root, q):
         """One iteration for question q: select a leaf, search or expand it, update.
 
-        Both schemes search every new leaf once with the base budget (the inner solver's; new
-        children of an expansion in one job that stops at the first child that decides the
-        node). The fixed scheme expands a searched leaf when it is selected again. The follow
-        scheme searches it again first, as long as the work spent below it is less than
-        expand_work() (which grows with the outer tree, as PN2's budgets do): with a budget as
-        large as that work (so the budgets double from visit to visit) and with the thresholds
-        select() gives, so that the search returns once the leaf is no longer the one the outer
-        search would pick. A search continues from what the inner table holds of the leaf, so
-        visits add up rather than start again."""
+        Both schemes search every new leaf once with the base budget (new children of an
+        expansion in one job that stops at the first child that decides the node). The fixed
+        scheme expands a searched leaf when it is selected again. The follow scheme searches it
+        again first, as long as the work spent below it is less than expand_work() (which grows
+        with the outer tree, as PN2's budgets do): with a budget as large as that work (so the
+        budgets double from visit to visit) and with the thresholds select() gives, so that the
+        search returns once the leaf is no longer the one the outer search would pick. A search
+        continues from what the evaluator's table holds of the leaf, so visits add up rather
+        than start again. Without an evaluator every selected leaf is expanded."""
         leaf, th_pn, th_dn = self.select(root, q)
         rec = self.cache.get(leaf)
-        if self.inner is None:
+        if self.evaluator is None:
             self.expand(leaf, q)
         elif not rec.evaluated(q):
-            self.evaluate([leaf], q, self.inner.budget)
+            self.evaluate([leaf], q, self.base_budget)
         elif self.scheme == "follow" and rec.work < self.expand_work():
-            budget = max(self.inner.budget, min(rec.work, self.expand_work() - rec.work))
+            budget = max(self.base_budget, min(rec.work, self.expand_work() - rec.work))
             self.evaluate([leaf], q, budget, th_pn=th_pn, th_dn=th_dn)
         else:
             self.expand(leaf, q)
@@ -308,23 +304,22 @@ class Search:
     def expand_work(self):
         """The follow scheme's work below a leaf before it is expanded: the base budget times
         the stored tree's expansions / GROWTH (the budget follows the outer tree, as in PN2),
-        at least the base budget, at most half of what the inner table can hold. A small tree
-        (a game its leaves' first searches nearly solve) grows as with the fixed scheme."""
-        base = self.inner.budget
+        at least the base budget, at most half of what the evaluator's table can hold. A small
+        tree (a game its leaves' first searches nearly solve) grows as with the fixed scheme."""
+        base = self.base_budget
         tree = self.stored["expansions"] + self.expansions  # earlier runs' and this one's
-        return max(base, min(base * (tree // GROWTH), self.inner.capacity() // 2))
+        return max(base, min(base * (tree // GROWTH), self.evaluator_capacity // 2))
 
     # ------------------------------------------------------------ the solve loop
 
     def checkpoint(self):
         """Commit the cache, with the persistent counters (meta): earlier runs' plus this object's."""
         self.checkpoints += 1
-        inner_nodes = self.inner.nodes if self.inner is not None else 0
         self.cache.checkpoint({
             "checkpoints": self.stored["checkpoints"] + self.checkpoints,
             "seconds": round(self.stored["seconds"] + time.monotonic() - self.started, 3),
             "expansions": self.stored["expansions"] + self.expansions,
-            "inner_nodes": self.stored["inner_nodes"] + inner_nodes,
+            "inner_nodes": self.stored["inner_nodes"] + self.evaluator_nodes,
             "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
             "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
         })  # fmt: skip
@@ -359,10 +354,10 @@ class Search:
                     break
                 if limits.max_nodes is not None and self.expansions - expansions_before >= limits.max_nodes:
                     break
-                if self.start_inner is not None and (
+                if self.start_evaluator is not None and (
                     now - self.started >= QUICK_SECONDS or self.expansions >= QUICK_EXPANSIONS
                 ):
-                    self.inner, self.start_inner = self.start_inner(), None
+                    self.evaluator, self.start_evaluator = self.start_evaluator(), None
                 self.step(root, q)
                 if now - self.last_checkpoint >= self.checkpoint_seconds:
                     self.checkpoint()

@@ -32,15 +32,28 @@ def first_moves(key):
     return a.bit_count() == b.bit_count()
 
 
+def inner_evaluator(game, budget, table_mb=8, **options):
+    """An inner solver as a Search's evaluator, with the settings the API gives the search
+    beside it (the base budget, the table's capacity): Search's keyword arguments."""
+    from pndb.defaults import inner_table_capacity
+    from pndb.inner import InnerSolver
+
+    return dict(
+        evaluator=InnerSolver(game, table_mb, **options), base_budget=budget,
+        evaluator_capacity=inner_table_capacity(table_mb),
+    )  # fmt: skip
+
+
 def run_search(store, game, root, limits=None, inner=None, knowledge=True, scheme="follow"):
     """The outer search of ``root`` on an open store, to the end or ``limits``: its Outcome.
-    ``scheme``: how the inner budgets are given out (pndb.search.SCHEMES)."""
+    ``inner``: inner_evaluator()'s settings (None: no evaluator); ``scheme``: how the
+    evaluator's budgets are given out (pndb.search.SCHEMES)."""
     from pndb.cache import NodeCache
     from pndb.search import Limits, Search
 
     cache = NodeCache(store)
     try:
-        search = Search(cache, game, inner=inner, knowledge=knowledge, scheme=scheme)
+        search = Search(cache, game, **(inner or {}), knowledge=knowledge, scheme=scheme)
         return search.solve(root, limits or Limits())
     finally:
         cache.close()

@@ -16,14 +16,17 @@ the rules text, plain memoised minimax); nothing pndb computes is compared only 
 """
 
 import os
+import pickle
 import random
 from functools import cache
 
 import numpy as np
 import pytest
 import reference as R
-from conftest import cli, key_of, run_search, split_key
+from conftest import cli, inner_evaluator, key_of, run_search, split_key
 
+from pndb import values
+from pndb.contracts import LeafJob
 from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import format_moves
@@ -161,9 +164,9 @@ def solver_overflowed(solver, nodes):
     return filled > 0.9 * size and nodes > 2 * size
 
 
-def search(solver, ka, kb, q, **stops):
-    """(pn, dn, work) of one job over the given keys with the solver's budget."""
-    job = InnerJob(np.asarray(ka, np.uint64), np.asarray(kb, np.uint64), q, solver.budget, **stops)
+def search(solver, ka, kb, q, budget=BIG, **stops):
+    """(pn, dn, work) of one job over the given keys, ``budget`` nodes a position."""
+    job = InnerJob(np.asarray(ka, np.uint64), np.asarray(kb, np.uint64), q, budget, **stops)
     result = solver.run(job)
     return result.pn, result.dn, result.work
 
@@ -179,7 +182,7 @@ def test_inner_solves_every_position_of_small_games(spec):
     values = np.array([minimax(spec, a, b) for a, b in positions])
     assert set(values.tolist()) == {-1, 0, 1}
     ka, kb = keys_of(game, positions)
-    solver = InnerSolver(game, BIG, 64)
+    solver = InnerSolver(game, 64)
     for q in (0, 1):
         before = solver.nodes
         pn, dn, nodes = search(solver, ka, kb, q)
@@ -197,7 +200,7 @@ def test_inner_with_a_tiny_table_stays_right(spec):
     positions = all_ongoing(spec)  # fewest stones first: the big searches come first
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
-    solver = InnerSolver(game, BIG, table_mb=0.25)
+    solver = InnerSolver(game, table_mb=0.25)
     for q in (0, 1):
         pn, dn, _ = search(solver, ka, kb, q)
         check_answers(pn, dn, values, q, positions, require_solved=True)
@@ -223,7 +226,7 @@ def test_inner_agrees_with_minimax_on_random_midgame_positions(spec, table_mb):
     ka, kb = keys_of(game, positions)
     settings = [{}] + ([dict(threat_depth=0)] if table_mb < 1 and not game.gravity else [])
     for setting in settings:
-        solver = InnerSolver(game, BIG, table_mb, **setting)
+        solver = InnerSolver(game, table_mb, **setting)
         for q in (0, 1):
             pn, dn, _ = search(solver, ka, kb, q)
             check_answers(pn, dn, values, q, positions, require_solved=True)
@@ -244,7 +247,7 @@ def test_inner_agrees_with_minimax_on_larger_boards(spec, table_mb):
     values = np.array([minimax(spec, a, b) for a, b in positions])
     assert {1, 0, -1} <= set(values.tolist())
     ka, kb = keys_of(game, positions)
-    solver = InnerSolver(game, BIG, table_mb)
+    solver = InnerSolver(game, table_mb)
     for q in (0, 1):
         pn, dn, _ = search(solver, ka, kb, q)
         check_answers(pn, dn, values, q, positions, require_solved=True)
@@ -328,7 +331,7 @@ def test_table_seen_bits_cover_every_position_stored(spec, nodes):
     from pndb.inner import seen_bit
 
     g = load_game(spec)
-    solver = InnerSolver(g, 100, 64)
+    solver = InnerSolver(g, 64)
     start = np.zeros(1, np.uint64)
     solver.run(InnerJob(start, start, 0, nodes))
     ka, kb = keys_of(g, [(a, b) for a, b, _ in sample(spec, 40, 8, 14, 3)])
@@ -351,11 +354,11 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
     from pndb import inner
 
     g = load_game(spec)
-    solver = InnerSolver(g, 300, 64)
+    solver = InnerSolver(g, 64)
     items = qango6_sample() if spec == "qango6" else MORE_SAMPLES[spec]()
     ka, kb = keys_of(g, [(a, b) for a, b, _ in items])
     for q in (0, 1):
-        search(solver, ka, kb, q)
+        search(solver, ka, kb, q, budget=300)
     recs = solver.table.recs
     checked = 0
     for a, b, meta in recs[recs[:, inner.META] != 0][:, [inner.KEY_A, inner.KEY_B, inner.META]].tolist():
@@ -390,7 +393,7 @@ def test_one_node_sees_threats(spec):
     ka, kb = keys_of(game, positions)
     kinds = set()
     for q in (0, 1):
-        pn, dn, nodes = search(InnerSolver(game, 1, 64, threat_depth=0), ka, kb, q)
+        pn, dn, nodes = search(InnerSolver(game, 64, threat_depth=0), ka, kb, q, budget=1)
         assert np.all(nodes == 1)
         for i, (a, b) in enumerate(positions):
             first = R.first_to_move(a, b)
@@ -422,9 +425,9 @@ def test_small_budget_is_sound_and_bounded(spec, budget):
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
     for table_mb in (64, 1):
-        solver = InnerSolver(game, budget, table_mb)
+        solver = InnerSolver(game, table_mb)
         for q in (0, 1):
-            pn, dn, nodes = search(solver, ka, kb, q)
+            pn, dn, nodes = search(solver, ka, kb, q, budget=budget)
             open_ = (pn != 0) & (dn != 0)
             assert np.all(nodes[open_] <= budget), f"searched {nodes[open_].max()} nodes, budget {budget}"
             check_answers(pn, dn, values, q, positions, require_solved=False)
@@ -442,10 +445,10 @@ def test_stop_on_proof_and_disproof():
         first_yes = int(np.argmax(want))
         first_no = int(np.argmax(~want))
         assert want[first_yes] and not want[first_no]
-        pn, dn, nodes = search(InnerSolver(game, BIG, 16), ka, kb, q, stop_on_proof=True)
+        pn, dn, nodes = search(InnerSolver(game, 16), ka, kb, q, stop_on_proof=True)
         assert len(pn) == first_yes + 1
         assert pn[-1] == 0 and np.all(dn[:-1] == 0)
-        pn, dn, nodes = search(InnerSolver(game, BIG, 16), ka, kb, q, stop_on_disproof=True)
+        pn, dn, nodes = search(InnerSolver(game, 16), ka, kb, q, stop_on_disproof=True)
         assert len(pn) == first_no + 1
         assert dn[-1] == 0 and np.all(pn[:-1] == 0)
 
@@ -462,10 +465,10 @@ def test_a_second_search_continues_the_first(q):
     starting again), and the table's count of the work below the position says so."""
     game = load_game("connect4:4x5")
     ka, kb = start_key(game)
-    whole = InnerSolver(game, 0, 64).run(InnerJob(ka, kb, q, BIG))
+    whole = InnerSolver(game, 64).run(InnerJob(ka, kb, q, BIG))
     assert whole.pn[0] == 0 or whole.dn[0] == 0
     need = int(whole.work[0])
-    solver = InnerSolver(game, 0, 64)
+    solver = InnerSolver(game, 64)
     first = solver.run(InnerJob(ka, kb, q, need // 2))
     assert first.pn[0] != 0 and first.dn[0] != 0 and first.work[0] == need // 2
     assert first.subtree[0] == need // 2
@@ -480,17 +483,17 @@ def test_thresholds_end_a_search_where_the_outer_search_would_switch():
     game = load_game("connect4:5x4")
     ka, kb = start_key(game)
     for q in (0, 1):
-        free = InnerSolver(game, 0, 64).run(InnerJob(ka, kb, q, 20_000))
+        free = InnerSolver(game, 64).run(InnerJob(ka, kb, q, 20_000))
         assert free.work[0] == 20_000 and max(free.pn[0], free.dn[0]) < INF
         for th_pn, th_dn in ((INF, free.dn[0] // 2), (free.pn[0] // 2, INF)):
-            solver = InnerSolver(game, 0, 64)
+            solver = InnerSolver(game, 64)
             cut = solver.run(InnerJob(ka, kb, q, 20_000, th_pn=th_pn, th_dn=th_dn))
             assert cut.work[0] < 20_000
             assert cut.pn[0] >= th_pn or cut.dn[0] >= th_dn
             again = solver.run(InnerJob(ka, kb, q, 20_000, th_pn=th_pn, th_dn=th_dn))
             assert again.work[0] == 1 and (again.pn[0], again.dn[0]) == (cut.pn[0], cut.dn[0])
         # sliced as for a caller that may stop it: the same
-        sliced = InnerSolver(game, 0, 64).run(
+        sliced = InnerSolver(game, 64).run(
             InnerJob(ka, kb, q, 20_000, th_pn=INF, th_dn=free.dn[0] // 2), should_stop=lambda: False
         )
         assert sliced.work[0] < 20_000 and sliced.dn[0] >= free.dn[0] // 2
@@ -543,9 +546,9 @@ def test_table_memory_follows_use_and_is_reported():
     positions = all_ongoing(spec)  # more positions than the first table holds
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
-    search(InnerSolver(game, BIG, 8), ka, kb, 0)  # numba compiles first (its memory is not the table's)
+    search(InnerSolver(game, 8), ka, kb, 0)  # numba compiles first (its memory is not the table's)
     before = resident_bytes()
-    solver = InnerSolver(game, BIG, 1024)
+    solver = InnerSolver(game, 1024)
     assert resident_bytes() - before < 16 << 20
     mem = solver.memory()
     assert mem.used == 0 and mem.allocated == solver.table.recs.nbytes < 16 << 20 and mem.limit == 1 << 30
@@ -634,7 +637,7 @@ def proof_moves(result, q, proven):
 
 def solve_with_proof(solver, key, q, value):
     """Search one position for q; check the answer against minimax; the proof's moves."""
-    job = InnerJob(np.array([key[0]], np.uint64), np.array([key[1]], np.uint64), q, solver.budget)
+    job = InnerJob(np.array([key[0]], np.uint64), np.array([key[1]], np.uint64), q, BIG)
     result = solver.run(job)
     proven = bool(expected(np.array(value), q))
     assert (result.pn[0] == 0) == proven and (result.dn[0] == 0) != proven
@@ -653,7 +656,7 @@ def test_inner_proof_is_a_complete_strategy(spec, table_mb):
     positions = all_ongoing(spec)
     rng = random.Random(3)
     picked = [positions[0]] + rng.sample(positions, 25)
-    solver = InnerSolver(game, BIG, table_mb)
+    solver = InnerSolver(game, table_mb)
     walked = 0
     handed_out = {}
     for a, b in picked:
@@ -680,7 +683,7 @@ def test_proofs_with_the_smallest_table_are_complete(spec):
         positions = [(a, b) for a, b, _ in connect4_5x4_sample()[:40]]
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
-    solver = InnerSolver(game, BIG, 0.001)
+    solver = InnerSolver(game, 0.001)
     assert solver.table.recs.shape[0] == 1024
     for q in (0, 1):
         result = solver.run(InnerJob(ka, kb, q, BIG))
@@ -722,7 +725,7 @@ def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16, scheme="fo
     path = tmp_path / name
     root = key_of(*canonical(game, a, b))
     with open_for_game(path, game, writer=True) as store:
-        inner = InnerSolver(game, inner_nodes, table_mb) if inner_nodes else None
+        inner = inner_evaluator(game, inner_nodes, table_mb) if inner_nodes else None
         outcome = run_search(store, game, root, inner=inner, knowledge=False, scheme=scheme)
     return outcome, path
 
@@ -829,7 +832,7 @@ def test_follow_scheme_selects_below_its_thresholds(tmp_path):
 
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         cache = NodeCache(store)
-        search = Checked(cache, game, inner=InnerSolver(game, 100, 4), knowledge=False)
+        search = Checked(cache, game, **inner_evaluator(game, 100, 4), knowledge=False)
         outcome = search.solve(key_of(0, 0), Limits())
         cache.close()
     assert outcome.solved and outcome.value.name == VALUE_OF_MINIMAX[minimax("connect4:5x4", 0, 0)]
@@ -844,7 +847,7 @@ def test_follow_scheme_revisits_continue_the_inner_search(tmp_path):
 
     game = load_game("connect4:4x5")
     ka, kb = start_key(game)
-    need = sum(int(InnerSolver(game, 0, 64).run(InnerJob(ka, kb, q, BIG)).work[0]) for q in (0,))
+    need = sum(int(InnerSolver(game, 64).run(InnerJob(ka, kb, q, BIG)).work[0]) for q in (0,))
 
     class NeverExpand(Search):
         def expand_work(self):
@@ -852,12 +855,11 @@ def test_follow_scheme_revisits_continue_the_inner_search(tmp_path):
 
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         cache = NodeCache(store)
-        inner = InnerSolver(game, 1000, 64)
-        search = NeverExpand(cache, game, inner=inner, knowledge=False)
+        search = NeverExpand(cache, game, **inner_evaluator(game, 1000, 64), knowledge=False)
         outcome = search.solve(key_of(0, 0), Limits(target="first-wins"))
         cache.close()
     assert outcome.solved and search.expansions == 0
-    assert inner.nodes < need + need // 4, (inner.nodes, need)
+    assert search.evaluator_nodes < need + need // 4, (search.evaluator_nodes, need)
 
 
 # ---------------------------------------------------------------- pndb solve --positions
@@ -963,10 +965,10 @@ def test_inner_with_knowledge_agrees_with_minimax_and_certifies(spec):
     positions = [(a, b) for a, b, _ in KNOWLEDGE_SAMPLES[spec]()]
     values = np.array([minimax(spec, a, b) for a, b in positions])
     ka, kb = keys_of(game, positions)
-    solver = InnerSolver(game, BIG, 64, knowledge=True)
+    solver = InnerSolver(game, 64, knowledge=True)
     certified = 0
     for q in (0, 1):
-        job = InnerJob(ka, kb, q, solver.budget)
+        job = InnerJob(ka, kb, q, BIG)
         result = solver.run(job)
         check_answers(result.pn, result.dn, values, q, positions, require_solved=True)
         proofs = result.proofs
@@ -992,7 +994,7 @@ def test_knowledge_is_skipped_only_where_it_rarely_decides():
     """The search stops asking for a question at a number of empty cells once knowledge has
     decided fewer than one in KNOWLEDGE_RARE of KNOWLEDGE_TRIAL tries there, and only there."""
     game = load_game("mnk:5,5,4")
-    solver = InnerSolver(game, 2000, 16, knowledge=True)
+    solver = InnerSolver(game, 16, knowledge=True)
     tries = solver.stack.knowledge_tries
     tries[10] = (KNOWLEDGE_TRIAL, KNOWLEDGE_TRIAL // KNOWLEDGE_RARE - 1)  # rare: skipped
     tries[12] = (KNOWLEDGE_TRIAL, KNOWLEDGE_TRIAL // KNOWLEDGE_RARE)  # pays: asked
@@ -1003,8 +1005,41 @@ def test_knowledge_is_skipped_only_where_it_rarely_decides():
     positions = [(a, b) for a, b, _ in sample("mnk:5,5,4", 20, 15, 15, 5)]  # 10 empty cells
     ka, kb = keys_of(game, positions)
     before = solver.knowledge_stats.copy()
-    solver.run(InnerJob(ka, kb, 0, solver.budget))
+    solver.run(InnerJob(ka, kb, 0, 2000))
     asked = solver.knowledge_stats - before
     assert asked[0, 10, 0] == 0 and asked[0, 9, 0] > 0  # not asked at 10 empty cells, asked below
-    solver.run(InnerJob(ka, kb, 1, solver.budget))
+    solver.run(InnerJob(ka, kb, 1, 2000))
     assert (solver.knowledge_stats - before)[1, 10, 0] > 0  # the other question still asks there
+
+
+def test_evaluate_is_run_on_the_contract():
+    """InnerSolver.evaluate, the outer search's entry (contracts.Evaluator), is run() on the
+    contract's plain values: the same numbers (infinity as values.INF, not the solver's 32-bit
+    INF), work, subtree counts and proof records, keys as bytes, certificates cut apart, and
+    thresholds beyond the solver's numbers taken as none; jobs and results pickle, as a pool of
+    worker processes will need."""
+    spec = "connect4:6x4"  # Allis' rules certify positions
+    game = load_game(spec)
+    positions = [(a, b) for a, b, _ in KNOWLEDGE_SAMPLES[spec]()][:30]
+    ka, kb = keys_of(game, positions)
+    keys = tuple(key_of(a, b) for a, b in zip(ka.tolist(), kb.tolist()))
+    certified = 0
+    for q in (0, 1):
+        raw = InnerSolver(game, 64, knowledge=True).run(InnerJob(ka, kb, q, BIG))
+        job = pickle.loads(pickle.dumps(LeafJob(keys, q, BIG, th_dn=values.INF - 1)))
+        (result,) = InnerSolver(game, 64, knowledge=True).evaluate([job])
+        result = pickle.loads(pickle.dumps(result))
+        assert result.pn == [values.INF if x == INF else x for x in raw.pn.tolist()]
+        assert result.dn == [values.INF if x == INF else x for x in raw.dn.tolist()]
+        assert values.INF in result.pn + result.dn and INF not in result.pn + result.dn
+        assert result.work == raw.work.tolist() and result.subtree == raw.subtree.tolist()
+        assert result.nodes == int(raw.work.sum())
+        p = raw.proofs
+        assert result.proofs.keys == [key_of(a, b) for a, b in zip(p.key_a.tolist(), p.key_b.tolist())]
+        assert result.proofs.moves == p.move.tolist() and result.proofs.proven == p.proven.tolist()
+        ends = np.cumsum(p.certificate_size).tolist()
+        cut = [p.certificates[e - n : e].tobytes() for e, n in zip(ends, p.certificate_size.tolist()) if n]
+        assert result.proofs.certificates == [Certificate(c[0], c[1:]) for c in cut]
+        assert len(cut) == p.move.tolist().count(CERTIFIED)
+        certified += len(cut)
+    assert certified > 0

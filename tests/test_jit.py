@@ -119,7 +119,7 @@ def test_inner_search_first():
         "game = load_game('tictactoe')\n"
         "from pndb import inner\n"
         "start = np.zeros(1, np.uint64)\n"
-        "result = inner.InnerSolver(game, 10000, 16).run(inner.InnerJob(start, start, 1, 10000))\n"
+        "result = inner.InnerSolver(game, 16).run(inner.InnerJob(start, start, 1, 10000))\n"
         "print(result.pn[0], result.dn[0])\n"
     )
     assert done.stdout.split() == ["0", str(int(__import__("pndb.inner").inner.INF))]

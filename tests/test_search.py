@@ -22,7 +22,8 @@ import lmdb
 import numpy as np
 import pytest
 import reference as R
-from conftest import PNDB, first_moves, key_of, run_process, run_search, split_key, wait_for_checkpoints
+from conftest import PNDB, first_moves, inner_evaluator, key_of, run_process, run_search, split_key
+from conftest import wait_for_checkpoints
 from conftest import cli as in_process
 
 from pndb import cli
@@ -30,7 +31,8 @@ from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.integrity import check_store
 from pndb.store import NODE, open_for_game
-from pndb.values import EXPANDED, TERMINAL, Node, combine
+from pndb.contracts import LeafProofs, LeafResult
+from pndb.values import EVALUATED, EXPANDED, INF, TERMINAL, THRESHOLDS, Node, Status, combine
 
 REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
 S, D, F = 0, 1, 2  # the outcome order of the stored intervals
@@ -120,8 +122,8 @@ def assert_intervals_contain_minimax(spec, game, records):
 
 
 def inner_solver(game, budget):
-    inner = pytest.importorskip("pndb.inner")
-    return inner.InnerSolver(game, budget, 8)
+    pytest.importorskip("pndb.inner")
+    return inner_evaluator(game, budget)
 
 
 def api_solve(store, game, a, b, inner=None):
@@ -240,6 +242,109 @@ def test_random_positions_with_inner_solver(tmp_path, spec, empties, seed, count
                 wrong.append((hex(a), hex(b), out.value.name, want))
         assert check_store(store, game).problems == []
     assert wrong == [], f"{len(wrong)} of {len(positions)} differ, e.g. {wrong[:5]}"
+
+
+# ------------------------------------------------------------------ the evaluator contract
+
+
+class MinimaxEvaluator:
+    """A pure-Python contracts.Evaluator, for the search alone: a leaf with at least
+    ``decide_from`` stones is answered by the reference minimax, with the proof records of its
+    strategy (the owner's move at each owner-to-move position, down to positions the rules
+    decide); one with fewer comes back open, its work the job's budget. It keeps every job."""
+
+    def __init__(self, game, spec, decide_from):
+        self.game, self.ref, self.decide_from = game, ref(spec), decide_from
+        self.jobs = []
+        self.below = {}  # key -> work spent on it, over all jobs
+        self.nodes = 0  # the work of all jobs
+
+    def outcome(self, key):
+        return R.minimax(self.ref, *split_key(key)) + 1  # second-wins 0, draw 1, first-wins 2
+
+    def records(self, key, good, owner_moves, out):
+        """The owner's move at each owner-to-move position of ``key``'s strategy (``good``:
+        whether an outcome is what the owner needs), into ``out``."""
+        pos = self.game.position(key)
+        if key in out or self.game.status(pos, early=True) != Status.ONGOING:
+            return
+        kids = self.game.children(pos)
+        if self.game.first_to_move(pos) == owner_moves:
+            i = next(i for i, k in enumerate(kids.keys) if good(self.outcome(k)))
+            out[key] = kids.moves[i]
+            self.records(kids.keys[i], good, owner_moves, out)
+        else:
+            for k in kids.keys:
+                self.records(k, good, owner_moves, out)
+
+    def evaluate(self, jobs, should_stop=None):
+        results = []
+        for job in jobs:
+            self.jobs.append(job)
+            pn, dn, work, subtree, keys, moves, proven = [], [], [], [], [], [], []
+            for key in job.keys:
+                a, b = split_key(key)
+                if (a | b).bit_count() < self.decide_from:
+                    numbers, spent = (3, 3), job.budget
+                else:
+                    yes = self.outcome(key) >= THRESHOLDS[job.question]
+                    out = {}
+                    self.records(key, lambda o: (o >= THRESHOLDS[job.question]) == yes, yes, out)
+                    keys += out
+                    moves += out.values()
+                    proven += [yes] * len(out)
+                    numbers, spent = ((0, INF) if yes else (INF, 0)), 1 + len(out)
+                self.below[key] = self.below.get(key, 0) + spent
+                pn.append(numbers[0])
+                dn.append(numbers[1])
+                work.append(spent)
+                subtree.append(self.below[key])
+                if (job.stop_on_proof and numbers[0] == 0) or (job.stop_on_disproof and numbers[1] == 0):
+                    break
+            results.append(LeafResult(pn, dn, work, subtree, LeafProofs(keys, moves, proven, [])))
+            self.nodes += sum(work)
+        return results
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "connect4:4x4"])
+@pytest.mark.parametrize("scheme", ["follow", "fixed"])
+def test_search_runs_with_any_evaluator_and_owns_its_budgets(tmp_path, spec, scheme):
+    """The search needs nothing of its evaluator but the contract: with a pure-Python one it
+    solves the game to the reference's value with a database whose proofs check clean; every
+    leaf's first job has the base budget, later ones (the follow scheme) stay within half the
+    capacity it was told; the nodes it counts are its jobs' work. With None it expands every
+    leaf and counts no evaluator nodes."""
+    from pndb.cache import NodeCache
+    from pndb.search import Limits, Search
+
+    game = load_game(spec)
+    want = REF_NAME[R.minimax(ref(spec), 0, 0)]
+    evaluator = MinimaxEvaluator(game, spec, decide_from=4)
+    for name, settings in (("fake", dict(evaluator=evaluator, base_budget=50, evaluator_capacity=1024)),
+                           ("none", dict(evaluator=None))):  # fmt: skip
+        with open_for_game(tmp_path / name, game, writer=True) as store:
+            cache = NodeCache(store)
+            search = Search(cache, game, **settings, knowledge=False, scheme=scheme)
+            outcome = search.solve(key_of(0, 0), Limits())
+            cache.close()
+            assert outcome.solved and outcome.value.name == want, (name, outcome)
+            assert check_store(store, game).problems == [], name
+            with store.view(game) as view:
+                evaluated = [k for k, rec in view.nodes() if rec.flags & (EVALUATED[0] | EVALUATED[1])]
+        if name == "none":
+            assert search.evaluator_nodes == 0 and evaluated == [] and outcome.expansions > 0
+        else:
+            assert search.evaluator_nodes == evaluator.nodes > 0 and evaluated
+    jobs = evaluator.jobs
+    firsts = {}
+    for job in jobs:
+        for key in job.keys:
+            firsts.setdefault((key, job.question), job)
+    assert {job.budget for job in firsts.values()} == {50}
+    assert all(50 <= job.budget <= 512 for job in jobs)
+    assert (scheme == "follow") == any(job.th_pn < INF or job.th_dn < INF for job in jobs)
+    assert any(len(job.keys) > 1 and (job.stop_on_proof or job.stop_on_disproof) for job in jobs)
+    assert any(job.budget > 50 for job in jobs) == (scheme == "follow")
 
 
 # ------------------------------------------------------------------ the commands

@@ -3,7 +3,7 @@
 import json
 import subprocess
 
-from conftest import PNDB, first_moves, key_of, run_search
+from conftest import PNDB, first_moves, inner_evaluator, key_of, run_search
 
 import pndb.store as store_mod
 from pndb.games import load_game
@@ -45,12 +45,10 @@ def test_a_reader_sees_the_last_checkpoint_while_a_writer_is_open(tmp_path):
 
 def test_check_wants_a_proof_behind_every_leaf_the_inner_solver_decided(tmp_path):
     """Delete the proof records a decided leaf relies on: `check` must name that leaf."""
-    from pndb.inner import InnerSolver
-
     game = load_game("connect4:5x4")
     path = tmp_path / "c.lmdb"
     with open_for_game(path, game, writer=True) as store:
-        run_search(store, game, key_of(0, 0), inner=InnerSolver(game, 200, 8))
+        run_search(store, game, key_of(0, 0), inner=inner_evaluator(game, 200))
         assert not check_store(store, game).problems
         with store.view(game) as view:
             leaf = next(k for k, r in view.nodes() if not r.expanded and not r.terminal and r.lo == r.hi)

@@ -268,10 +268,10 @@ def test_table_marks_of_threat_sequences_hold(spec):
 
     game = load_game(spec)
     t = game.tables
-    solver = inner.InnerSolver(game, 2_000, 64)
+    solver = inner.InnerSolver(game, 64)
     ka, kb = TI.keys_of(game, random_positions(spec, 60, 6, 12, 5))
     for q in (0, 1):
-        TI.search(solver, ka, kb, q)
+        TI.search(solver, ka, kb, q, budget=2_000)
     levels, tried = P.new_sequence_work()
     recs = solver.table.recs
     depth = int(solver.stack.threat_depth[0])
@@ -318,7 +318,7 @@ def test_threat_depth_switch(monkeypatch):
     monkeypatch.setenv("PNDB_THREAT_DEPTH", "0")
     assert P.default_threat_depth() == 0
     monkeypatch.setenv("PNDB_THREAT_DEPTH", "4")
-    assert inner.InnerSolver(load_game("mnk:4,4,3"), 100, 1).stack.threat_depth[0] == 4
+    assert inner.InnerSolver(load_game("mnk:4,4,3"), 1).stack.threat_depth[0] == 4
     for bad in ("x", "-1", str(P.MAX_THREAT_DEPTH + 1)):
         monkeypatch.setenv("PNDB_THREAT_DEPTH", bad)
         with pytest.raises(ValueError, match="PNDB_THREAT_DEPTH"):
@@ -339,14 +339,14 @@ def test_inner_search_with_threat_sequences_agrees_and_proves(spec):
     positions = [(a, b) for a, b, _ in items]
     values = np.array([TI.minimax(spec, a, b) for a, b in positions])
     ka, kb = TI.keys_of(game, positions)
-    solver = inner.InnerSolver(game, TI.BIG, 64, threat_depth=4)
+    solver = inner.InnerSolver(game, 64, threat_depth=4)
     for q in (0, 1):
         pn, dn, _ = TI.search(solver, ka, kb, q)
         TI.check_answers(pn, dn, values, q, positions, require_solved=True)
     walked = 0
     for (a, b), value in list(zip(positions, values))[:40]:
         key = TI.canonical(game, a, b)
-        fresh = inner.InnerSolver(game, TI.BIG, 64, threat_depth=4)
+        fresh = inner.InnerSolver(game, 64, threat_depth=4)
         for q in (0, 1):
             proven, table = TI.solve_with_proof(fresh, key, q, value)
             walked += TI.walk_proof(game, lambda k, q_, p_: table.get(k), key, q, proven, set())

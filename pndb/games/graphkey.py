@@ -373,6 +373,10 @@ class GraphKeyedGame:
     def key(self, pos):
         return self.key_of(self.game.key(pos))
 
+    def evaluator_key(self, key):
+        """The board key of a node's representative: the inner solver searches board positions."""
+        return self.entry(key).board if is_node_key(key) else key
+
     def canonical(self, pos):
         raise TypeError("a graph key has no board symmetry: use key(), or the game's own canonical()")
 

@@ -77,6 +77,12 @@ def keys_from_arrays(ka, kb):
     return [raw[16 * i : 16 * i + 16] for i in range(len(ka))]
 
 
+def arrays_from_keys(keys):
+    """The key halves of 16-byte keys, as two uint64 arrays: keys_from_arrays undone."""
+    halves = np.frombuffer(b"".join(keys), ">u8").reshape(-1, 2).astype(np.uint64)
+    return halves[:, 0].copy(), halves[:, 1].copy()
+
+
 @dataclass(frozen=True)
 class Game:
     spec: str  # canonical spec string, e.g. "mnk:3,3,3" or "qango6:castle"
@@ -142,6 +148,11 @@ class Game:
 
     def key(self, pos):
         return self.canonical(pos).key
+
+    def evaluator_key(self, key):
+        """The key a leaf's evaluator (the inner solver) gets for a node key: its canonical board
+        key, the key itself."""
+        return key
 
     def is_position(self, pos):
         """True when ``pos`` could arise in a game: stones on distinct playable cells, the first
