@@ -342,6 +342,8 @@ def status(db):
             counts = view.counts()
             root = bytes.fromhex(meta["root"]) if "root" in meta else None
             rec = view.node(root) if root else None
+        if rec is not None:
+            check_root(store, game, root)
         return {
             "game": game.spec,
             "start": meta.get("start", {}).get("moves", ""),  # "" is the empty board
@@ -368,6 +370,7 @@ def check(db):
 
     with open_db(db) as (store, game):
         refuse_graph_keyed(store, "check")
+        store.read_every_page()
         return check_store(store, game)
 
 
@@ -382,6 +385,7 @@ def export(db, path=None, partial=False):
 
     out = str(path or str(db).rstrip("/").removesuffix(".lmdb") + ".pnbook")
     with open_db(db) as (store, game):
+        store.read_every_page()
         header = export_book(store, game, out, partial=partial)
     return ExportResult(out, header, os.path.getsize(out))
 
@@ -396,6 +400,7 @@ def compact(db):
         spec = reader.path
     reader.close()
     with open_for_game(spec, game, writer=True) as store:
+        store.read_every_page()
         return compact_store(store, game)
 
 

@@ -13,6 +13,21 @@ file without its free pages.
 
 Afterwards `check` holds (each decided leaf has its proof, each proof record is one step of a
 proof), export writes the same value's book, and a resumed solve goes on from the open part.
+
+Readers (status, check, export, the API) may run beside a compact; the records are rewritten in
+one ordinary write transaction, which they read around as around a solve's checkpoints. The
+file is shrunk by a compacted copy renamed over data.mdb, and that is safe only while no other
+process has the database open: LMDB keeps the last transaction id in lock.mdb, shared by every
+process with the database open, and a process holding it across a swap reads the new file
+through the old id, sees an empty meta page, and a writer then commits empty tables over the
+real ones (a database lost). So the swap waits (Store.compact_file) until it has the database to
+itself: every open Store holds a shared lock on the database directory, the swap takes it
+exclusively (waiting a few seconds for readers to close; readers opened meanwhile wait for the
+swap), and LMDB's own lock as well (against any other program); when it cannot, the compact
+stops with one line (exit 2), its records compacted and the file not shrunk. The new file is
+opened afresh and must hold the same root record and counts before the compact reports success.
+A copy is an unnamed file until the moment it is renamed, so a kill leaves no compact.tmp (a
+writer's next open removes one left at that moment); a full disk leaves the database as it was.
 """
 
 from typing import NamedTuple

@@ -2,11 +2,12 @@
 
 Every record of every sub-database is read and must be well-formed: meta entries JSON, keys the
 canonical keys of positions of the game, intervals and flags possible, proof moves legal. Every
-expanded node's record must equal what its children's records give (``combine``), every child of
-an expanded node must exist and link back to it, and every parent link must come from an expanded
-node that has that child. A terminal record must hold what the rules give its position, and a
-leaf the inner solver decided must have its proof's first step in the proof table (the owner's
-move, or a proof record at every reply).
+expanded node's record must equal what its children's records give (``combine``) and claim no
+more than they imply, unless a stored proof backs the rest (a record that is merely not
+contradicted could be a false value); every child of an expanded node must exist and link back to
+it, and every parent link must come from an expanded node that has that child. A terminal record
+must hold what the rules give its position, and a leaf the inner solver decided must have its
+proof's first step in the proof table (the owner's move, or a proof record at every reply).
 """
 
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from pndb.values import (
     PROOF_FACT,
     TERMINAL,
     Fact,
+    Node,
     Status,
     combine,
     good_for,
@@ -72,24 +74,38 @@ def backed(view, key, fact):
     return certified(view, key, fact) or proof_move(view, key, fact) is not None
 
 
-def check_decided_leaf(report, view, key, rec):
-    """Each question a leaf answers must be backed by the first step of a stored proof."""
+def proof_starts(view, key, fact):
+    """The first step of a proof of ``fact`` at ``key`` is stored: a certificate, the owner's
+    move, or (the opponent to move) a proof or a decided status at every reply."""
     game = view.game
+    if certified(view, key, fact):
+        return True
+    if game.first_to_move(game.position(key)) == fact.proven:
+        return proof_move(view, key, fact) is not None
+    # the inner search's proofs are keyed by board keys, also in a graph-keyed store
+    board_game = getattr(game, "game", game)
+    keys, _, statuses = board_game.children(game.position(key))
+    return all(decided_good(st, fact) or backed(view, k, fact) for k, st in zip(keys, statuses))
+
+
+def unsupported(view, key, rec, by_children=None):
+    """The first question ``rec`` answers that neither its children's records (``by_children``,
+    what they give an expanded node) nor a stored proof answer, or None. A record may know
+    less than its support, never more: a value nothing implies is a false value."""
     for fact in PROOF_FACT:
         if not good_for(rec.lo, rec.hi, fact):
             continue
-        if certified(view, key, fact):
-            ok = True
-        elif game.first_to_move(game.position(key)) == fact.proven:
-            ok = proof_move(view, key, fact) is not None
-        else:
-            # the inner search's proofs are keyed by board keys, also in a graph-keyed store
-            board_game = getattr(game, "game", game)
-            keys, _, statuses = board_game.children(game.position(key))
-            ok = all(decided_good(st, fact) or backed(view, k, fact) for k, st in zip(keys, statuses))
-        if not ok:
-            report.problem(f"leaf {key.hex()}: its value {rec.lo, rec.hi} has no proof in the proof table")
-            return
+        if by_children is not None and good_for(by_children.lo, by_children.hi, fact):
+            continue
+        if not proof_starts(view, key, fact):
+            return fact
+    return None
+
+
+def check_decided_leaf(report, view, key, rec):
+    """Each question a leaf answers must be backed by the first step of a stored proof."""
+    if unsupported(view, key, rec):
+        report.problem(f"leaf {key.hex()}: its value {rec.lo, rec.hi} has no proof in the proof table")
 
 
 def key_problem(game, key):
@@ -186,9 +202,18 @@ def check_node(report, view, key, rec, linked):
         recs.append(r)
         if linked is not None and (k, key) not in linked:
             report.problem(f"node {key.hex()}: child {k.hex()} has no parent link back")
+    if len(recs) < len(kids):
+        return
     first = game.first_to_move(game.position(key))
-    if len(recs) == len(kids) and combine(first, rec, recs) != rec:
+    if combine(first, rec, recs) != rec:
         report.problem(f"node {key.hex()}: record {tuple(rec)} disagrees with its children")
+        return
+    implied = combine(first, Node.leaf(), recs)
+    if unsupported(view, key, rec, implied):
+        report.problem(
+            f"node {key.hex()}: its value {rec.value.name} is not what its children give "
+            f"({implied.value.name}) and has no proof in the proof table"
+        )
 
 
 def check_root(store, game, key):

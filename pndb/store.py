@@ -14,15 +14,22 @@ One environment (a directory) per game. Named sub-databases:
   there; proof records and the certificates the inner search found stay keyed by board keys.
 
 All writes of a checkpoint go into one write transaction (:meth:`Store.commit`); a kill at any
-moment leaves the last committed checkpoint. One solver may write at a time (a lock file); any
-number of readers (status, export) may read meanwhile.
+moment leaves the last committed checkpoint. One writer (a solve or a compact) at a time: it holds
+``solve.lock``. Any number of readers (status, check, export, the API) may read meanwhile; every
+open Store holds a shared lock on the database directory, which only the swap of a compacted
+file (:meth:`Store.compact_file`) takes exclusively.
 """
 
+import ctypes
 import errno
 import fcntl
 import json
 import os
+import shutil
 import struct
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import lmdb
@@ -35,6 +42,8 @@ INITIAL_MAP_BYTES = 256 << 20
 MAX_DBS = 6
 LOCK_FILE_BYTES = 64 << 10  # more than LMDB's reader table needs (about 8 KB)
 LOW_SPACE_BYTES = 64 << 20  # a failed commit with less free space than this is a full disk
+ALONE_WAIT_SECONDS = 10.0  # how long a compact waits for readers to close the database
+COMPACT_TMP = "compact.tmp"  # the name a compacted copy has for the moment before it replaces data.mdb
 
 # lo, hi, flags, pad, work, pn/dn for "value >= first-wins", pn/dn for "value >= draw"
 NODE = struct.Struct("<BBBxIQQQQ")
@@ -88,6 +97,9 @@ class Store:
     def __init__(self, path, writer=False, create=False):
         self.path = Path(path)
         self.lock_file = None
+        self.dir_lock = None
+        self.lmdb_lock = None
+        self.env = None
         if not create and not (self.path / "data.mdb").exists():
             raise StoreError(f"no pndb database at {self.path}")
         if writer:
@@ -98,9 +110,12 @@ class Store:
             except BlockingIOError:
                 self.lock_file.close()
                 raise StoreError(
-                    f"another pndb solve is writing {self.path}; one solver per database"
+                    f"another pndb solve or compact is writing {self.path}; one writer per database"
                 ) from None
+            remove_compact_leftovers(self.path)
             allocate_lock_file(self.path)
+        self.share_directory()
+        existed = (self.path / "data.mdb").exists()
         try:
             size = max(INITIAL_MAP_BYTES, self.file_bytes() * 2)
             self.env = lmdb.open(
@@ -108,16 +123,45 @@ class Store:
             )
             # LMDB maps the file and trusts its meta page: reading a page past the end of a
             # truncated file would kill the process (SIGBUS), so compare the sizes first
-            needed = (self.env.info()["last_pgno"] + 1) * self.env.stat()["psize"]
+            needed = self.used_bytes()
             if self.file_bytes() < needed:
                 self.close()
                 raise StoreError(f"{self.path}/data.mdb is truncated ({self.file_bytes()} of {needed} bytes)")
+            if writer and existed:
+                self.refuse_foreign_content()
             self.open_tables(create=writer)
         except lmdb.Error as e:
             self.close()
             raise StoreError(
                 f"{self.path} is not a readable pndb database ({str(e).splitlines()[0]})"
             ) from None
+
+    def share_directory(self):
+        """Hold a shared lock on the database directory while this Store is open; it waits
+        while a compact swaps the file (which holds the lock exclusively for that moment)."""
+        self.dir_lock = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(self.dir_lock, fcntl.LOCK_SH)
+
+    def used_bytes(self):
+        """The bytes of data.mdb that LMDB's current meta page accounts for."""
+        return (self.env.info()["last_pgno"] + 1) * self.env.stat()["psize"]
+
+    def refuse_foreign_content(self):
+        """Before a writer writes into an existing data.mdb: refuse one that holds anything but
+        pndb's tables. An LMDB file without them is another program's data, or a pndb database
+        read through a stale lock file (LMDB then shows an empty meta page); creating tables
+        there would commit empty tables over the real ones. A file with nothing in it beyond
+        its meta pages (a first solve killed at once) is new."""
+        with self.env.begin() as txn:
+            names = {bytes(k) for k, _ in txn.cursor()}
+        if b"meta" in names or (not names and self.file_bytes() <= self.used_bytes()):
+            return
+        self.close()
+        raise StoreError(
+            f"{self.path}/data.mdb is an LMDB database without pndb's tables; pndb will not write over "
+            "it: if it is a pndb database, close every program using it and run the command again; "
+            "otherwise choose another --db"
+        )
 
     def open_tables(self, create):
         self.meta = self.env.open_db(b"meta", create=create)
@@ -144,10 +188,15 @@ class Store:
         self.graph_keyed = True
 
     def close(self):
-        env = getattr(self, "env", None)
-        if env is not None:
-            env.close()
+        if self.env is not None:
+            self.env.close()
             self.env = None
+        if self.lmdb_lock is not None:  # (after the environment: closing it drops LMDB's locks)
+            os.close(self.lmdb_lock)
+            self.lmdb_lock = None
+        if self.dir_lock is not None:
+            os.close(self.dir_lock)
+            self.dir_lock = None
         if self.lock_file:
             self.lock_file.close()
             self.lock_file = None
@@ -161,6 +210,21 @@ class Store:
     def file_bytes(self):
         f = self.path / "data.mdb"
         return f.stat().st_size if f.exists() else 0
+
+    def read_every_page(self):
+        """Read every record of every table in a child process (read_pages) before a command
+        that reads them all: LMDB trusts its pages, and a damaged one (a zeroed page, say) can
+        make it abort the process at an assertion instead of reporting an error. StoreError
+        ("damaged", with LMDB's words) when the child fails."""
+        package_parent = str(Path(__file__).resolve().parent.parent)
+        code = (
+            f"import sys; sys.path.insert(0, {package_parent!r}); "
+            "import pndb.store as s; s.read_pages(sys.argv[1])"
+        )
+        p = subprocess.run([sys.executable, "-c", code, str(self.path)], capture_output=True, text=True)
+        if p.returncode != 0:
+            lines = p.stderr.strip().splitlines() or [f"exit code {p.returncode}"]
+            raise StoreError(f"the database is damaged ({lines[-1]})")
 
     def view(self, game=None):
         """A read-only view of the stored DAG (a short read transaction: close it soon)."""
@@ -215,21 +279,145 @@ class Store:
 
     def compact_file(self):
         """Rewrite data.mdb without its free pages (LMDB never shrinks a file by itself): a
-        compacting copy beside it, fsynced, then renamed over it while this writer holds the
-        lock. Readers that had the old file open keep reading the old one."""
-        tmp = self.path / "compact.tmp"
-        tmp.mkdir(exist_ok=True)
-        for f in tmp.iterdir():
-            f.unlink()
-        self.env.copy(str(tmp), compact=True)
-        with open(tmp / "data.mdb", "rb") as f:
-            os.fsync(f.fileno())
-        size = max(INITIAL_MAP_BYTES, (tmp / "data.mdb").stat().st_size * 2)
-        self.env.close()
-        os.replace(tmp / "data.mdb", self.path / "data.mdb")
-        tmp.rmdir()
-        self.env = lmdb.open(str(self.path), map_size=size, max_dbs=MAX_DBS, lock=True)
-        self.open_tables(create=True)
+        compacted copy beside it, fsynced, renamed over it, opened again.
+
+        The swap happens only while nothing else has the database open. LMDB keeps the last
+        transaction id in lock.mdb, shared by every process that has the file open, and reads
+        the meta page that id names: a process that opened the database before the swap would
+        read the new file through the old id (a compacted copy's other meta page is empty),
+        and a write would commit empty tables over the real ones. So this writer first takes
+        the directory lock exclusively (every open Store holds it shared: it waits up to
+        ALONE_WAIT_SECONDS for them to close, and Stores opened meanwhile wait for the swap),
+        then, with its own environment closed, LMDB's lock on lock.mdb (which any LMDB program
+        holds while it has the file open; those opening meanwhile wait), so that the
+        environment opened afterwards reads the new file's meta page afresh. The copy is an
+        unnamed file where the filesystem allows (a kill leaves nothing behind) and is named
+        compact.tmp only to be renamed; the new file must hold the same root record and counts
+        before this returns. Readers already open when the swap is refused are never touched.
+        """
+        self.take_directory()
+        try:
+            before = self.fingerprint()
+            size = max(INITIAL_MAP_BYTES, self.write_compacted_copy() * 2)
+            self.env.close()
+            self.env = None
+            self.lmdb_lock = lock_lmdb(self.path)
+            os.replace(self.path / COMPACT_TMP, self.path / "data.mdb")
+            fsync_directory(self.path)
+            self.env = lmdb.open(str(self.path), map_size=size, max_dbs=MAX_DBS, lock=True)
+            self.open_tables(create=False)
+            if self.fingerprint() != before:
+                raise StoreError(
+                    f"the compacted {self.path}/data.mdb does not read back as the database did; close "
+                    f"every program using it and run `pndb check {self.path}`"
+                )
+        finally:
+            remove_compact_leftovers(self.path)
+            fcntl.flock(self.dir_lock, fcntl.LOCK_SH)
+
+    def take_directory(self):
+        """The directory lock alone (see compact_file), waiting for other Stores to close."""
+        deadline = time.monotonic() + ALONE_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(self.dir_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    fcntl.flock(self.dir_lock, fcntl.LOCK_SH)
+                    raise StoreError(
+                        f"{self.path}: its records are compacted, but other pndb processes (status, "
+                        f"check, export, the API) kept it open for {ALONE_WAIT_SECONDS:.0f} s, so the "
+                        "file is not shrunk: run the compact again when they have finished"
+                    ) from None
+                time.sleep(0.02)
+
+    def fingerprint(self):
+        """The counts and the root record: what a compacted file must read back the same."""
+        with self.view() as view:
+            root = view.meta("root")
+            return view.counts(), root and view.node(bytes.fromhex(root))
+
+    def write_compacted_copy(self):
+        """Write a compacted copy of the database as compact.tmp, fsynced; its size in bytes.
+        A full disk is the full-disk error, with nothing of the copy left."""
+        try:
+            fd = os.open(self.path, os.O_TMPFILE | os.O_RDWR, 0o600)
+            named = False
+        except (AttributeError, OSError) as e:  # a system or filesystem without unnamed files
+            if isinstance(e, OSError) and e.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+            fd = os.open(self.path / COMPACT_TMP, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+            named = True
+        try:
+            os.fchmod(fd, (self.path / "data.mdb").stat().st_mode & 0o777)
+            self.env.copyfd(fd, compact=True)
+            os.fsync(fd)
+            if not named:
+                link_unnamed(fd, self.path / COMPACT_TMP)
+            return os.fstat(fd).st_size
+        except (lmdb.Error, OSError):
+            if free_bytes(self.path) < LOW_SPACE_BYTES:
+                raise disk_full_error(self.path) from None
+            raise
+        finally:
+            os.close(fd)
+
+
+def read_pages(path):
+    """Read every record of every table of the database at ``path`` (Store.read_every_page's
+    child process)."""
+    size = max(INITIAL_MAP_BYTES, (Path(path) / "data.mdb").stat().st_size * 2)
+    env = lmdb.open(path, map_size=size, max_dbs=MAX_DBS, readonly=True, create=False, lock=True)
+    with env.begin() as txn:
+        for name, _ in txn.cursor():
+            for _ in txn.cursor(db=env.open_db(bytes(name), txn=txn, create=False)):
+                pass
+    env.close()
+
+
+def remove_compact_leftovers(path):
+    """Remove the copy a killed or failed compact left (a directory in older versions)."""
+    tmp = Path(path) / COMPACT_TMP
+    if tmp.is_dir() and not tmp.is_symlink():
+        shutil.rmtree(tmp)
+    else:
+        tmp.unlink(missing_ok=True)
+
+
+def lock_lmdb(path):
+    """LMDB's own lock (byte 0 of lock.mdb), taken exclusively while this process has no
+    environment open: a descriptor holding it, or StoreError when another program has the
+    database open. Close it only after the environment opened next: closing any descriptor
+    of lock.mdb drops all this process's locks on it, LMDB's too."""
+    fd = os.open(path / "lock.mdb", os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+    except OSError:
+        os.close(fd)
+        raise StoreError(
+            f"{path}: its records are compacted, but another program has it open, so the file is "
+            "not shrunk: run the compact again when it has finished"
+        ) from None
+    return fd
+
+
+def link_unnamed(fd, target):
+    """Give the unnamed (O_TMPFILE) file ``fd`` the name ``target``: linkat through /proc with
+    AT_SYMLINK_FOLLOW (os.link calls link(), which does not follow the /proc link)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, bytes(target), at_symlink_follow):
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), str(target))
+
+
+def fsync_directory(path):
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class ReadView:
@@ -370,9 +558,20 @@ def decode_certificate(key, raw):
 
 def decode_meta(name, raw):
     try:
-        return json.loads(bytes(raw))
+        value = json.loads(bytes(raw))
     except (ValueError, RecursionError):
         raise StoreError(f"the database is damaged: meta entry {bytes(name)[:40]!r} is not JSON") from None
+    name = bytes(name)
+    if not isinstance(value, META_TYPES.get(name, object)) or (name == b"root" and not is_key_hex(value)):
+        raise StoreError(f"the database is damaged: meta entry {bytes(name)[:40]!r} is not what pndb writes")
+    return value
+
+
+META_TYPES = {b"root": str, b"game": str, b"rules": dict, b"start": dict}  # what readers rely on
+
+
+def is_key_hex(text):
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
 
 
 def open_for_game(path, game, writer, graph_keys=None):
@@ -388,10 +587,11 @@ def open_for_game(path, game, writer, graph_keys=None):
     store = Store(path, writer=writer, create=writer)
     with store.view() as view:
         schema, spec, rules = view.meta("schema"), view.meta("game"), view.meta("rules")
+        stored = any(view.counts().values())
     if schema is None:
-        if not writer:
+        if not writer or stored:
             store.close()
-            raise StoreError(f"{path} is an empty database")
+            raise StoreError(f"{path} is {'a damaged' if stored else 'an empty'} database (it has no schema)")
         meta = {"schema": SCHEMA_VERSION, "game": game.spec, "rules": game.rules_data()}
         if graph_keys:
             meta["keys"] = GRAPH_KEYS
