@@ -114,7 +114,8 @@ def main():
     print(f"check after {elapsed:.0f} s: exit {check.returncode}, {check.stdout.strip().splitlines()[-1]}")
     print(f"value so far: {json.loads(pndb('status', '--json', db).stdout)['result']}")
     final = pndb("solve", args.game, "--db", db, "--quiet")
-    print(f"solve to the end: {final.stdout.strip().splitlines()[0] if final.stdout else final.stderr.strip()}")
+    ended = final.stdout.strip().splitlines()[0] if final.stdout else final.stderr.strip()
+    print(f"solve to the end: {ended}")
     if check.returncode != 0:
         problems.append("check is not clean")
     if f"({args.value})" not in final.stdout:

@@ -72,7 +72,9 @@ def extra_commit(db):
 
 HOLD = "import sys\n{open}\nprint('open', flush=True)\nsys.stdin.readline()\n"
 HOLDERS = {
-    "pndb": "from pndb.store import open_existing\nstore, *_ = open_existing(sys.argv[1])\nview = store.view()",
+    "pndb": (
+        "from pndb.store import open_existing\nstore, *_ = open_existing(sys.argv[1])\nview = store.view()"
+    ),
     "lmdb": "import lmdb\nenv = lmdb.open(sys.argv[1], readonly=True, max_dbs=6)\ntxn = env.begin()",
 }
 
@@ -167,7 +169,7 @@ def test_solve_refuses_an_lmdb_directory_without_pndb_tables(tmp_path):
 # ---------------------------------------------------------------- a compact that fails or is killed
 
 
-def test_disk_full_during_compact(small_disk, tmp_path, solved):
+def test_disk_full_during_compact(small_disk, tmp_path, solved):  # noqa: F811
     """The compacted copy does not fit: the full-disk message, the database as it was."""
     disk = small_disk("disk", "1m")
     db = copy(solved, disk)
