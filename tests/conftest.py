@@ -1,6 +1,8 @@
 """Shared test set-up and helpers: a numba cache outside the source tree, kept between runs;
-keys, searches and the console script as the tests use them."""
+keys, searches, the reference model and the console script as the tests use them. Each helper is
+defined here once, for every test module (`from conftest import ...`)."""
 
+import functools
 import os
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from pndb import jit  # noqa: E402
 jit.realise()  # numba loaded from the start: every kernel is compiled (test_jit.py compares both)
 
 PNDB = str(Path(sys.executable).with_name("pndb"))
+REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}  # reference minimax value -> pndb's name
 
 
 def key_of(a, b):
@@ -30,6 +33,43 @@ def split_key(key):
 def first_moves(key):
     a, b = split_key(key)
     return a.bit_count() == b.bit_count()
+
+
+def stones(a, b):
+    """How many stones the position (a, b) holds."""
+    return (a | b).bit_count()
+
+
+def canonical_with_symmetry(game, a, b):
+    """pndb's canonical key of (a, b) in ``game`` as two ints, and the index of the symmetry that
+    maps (a, b) onto it."""
+    import numpy as np
+
+    from pndb.games import kernels
+
+    ka, kb, s = kernels.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
+    return int(ka), int(kb), int(s)
+
+
+def canonical(game, a, b):
+    """pndb's canonical key of (a, b) in ``game``, as two ints."""
+    return canonical_with_symmetry(game, a, b)[:2]
+
+
+@functools.cache
+def ref(spec):
+    """The reference model's game (tests/reference.py) of a built-in spec, one per spec for the
+    session, so that its minimax memo is shared by every test."""
+    import reference
+
+    return reference.ref_game(spec)
+
+
+def minimax(spec, a, b):
+    """The reference minimax value of (a, b) in ``spec``: +1 first player wins, 0 draw, -1 second."""
+    import reference
+
+    return reference.minimax(ref(spec), a, b)
 
 
 def inner_evaluator(game, budget, table_mb=8, **options):
@@ -81,6 +121,30 @@ def cli(*args, stdin=None):
     if r.exception is not None and not isinstance(r.exception, SystemExit):
         stderr += "".join(traceback.format_exception(r.exception))
     return Ran(r.exit_code, r.stdout, stderr)
+
+
+def ok(ran):
+    """The standard output of a command that must have succeeded."""
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return ran.stdout
+
+
+def assert_user_error(ran, *words):
+    """A user error as pndb reports one: exit 2, no traceback, exactly one line on stderr,
+    `error: ...`, naming each of ``words`` (case aside) and safe to print on a terminal, nothing on
+    stdout. The line."""
+    assert ran.returncode == 2, (ran.returncode, ran.stdout[-500:], ran.stderr[-500:])
+    assert "Traceback" not in ran.stdout + ran.stderr
+    assert ran.stdout == "", ran.stdout[-500:]
+    lines = ran.stderr.splitlines()
+    assert len(lines) == 1, ran.stderr[-2000:]
+    line = lines[0]
+    assert line.startswith("error: "), line
+    assert len(line) < 400, line
+    assert not any(ord(ch) < 32 or ord(ch) == 127 for ch in line), repr(line)
+    for w in words:
+        assert w.lower() in line.lower(), (w, line)
+    return line
 
 
 def run_process(*args, timeout=240):

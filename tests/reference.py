@@ -2,7 +2,7 @@
 
 Nothing here imports pndb: the board geometry, the win patterns, the opening rules, gravity,
 the disc cap and the symmetry groups are built again from the rules of the games
-(/work/shared/games.md), so the tests can compare pndb against something it did not produce.
+(docs/games.md), so the tests can compare pndb against something it did not produce.
 
 Positions are two Python ints, ``a`` (the first player's stones) and ``b`` (the second
 player's stones), bit i = cell i, cells numbered row-major from the top-left of the game's
@@ -41,7 +41,7 @@ DRAW = "draw"
 FIRST_WINS_NEXT = "first wins with the next stone"
 SECOND_WINS_NEXT = "second wins with the next stone"
 
-# ------------------------------------------------------------------ data copied from games.md
+# ------------------------------------------------------------- data copied from docs/games.md
 
 # Qango 6 colour areas, exactly as listed in the rules.
 QANGO6_AREAS = [

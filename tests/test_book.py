@@ -13,16 +13,13 @@ import re
 import struct
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
-import numpy as np
 import pytest
 import reference as R
 import zstandard
-from conftest import cli
+from conftest import canonical, cli, minimax, ref, stones
 
-from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import cell_name, play_moves
 
@@ -100,24 +97,6 @@ def write_raw(path, header, records, cut_body=0):
 
 
 # ---------------------------------------------------------------- the reference
-
-
-@cache
-def ref(spec):
-    return R.ref_game(spec)
-
-
-def minimax(spec, a, b):
-    return R.minimax(ref(spec), a, b)
-
-
-def stones(a, b):
-    return (a | b).bit_count()
-
-
-def canonical(game, a, b):
-    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
-    return int(ka), int(kb)
 
 
 # ---------------------------------------------------------------- the books (built once)

@@ -11,18 +11,11 @@ from pathlib import Path
 
 import pytest
 import reference as R
-from click.testing import CliRunner
-
-from pndb.cli import main
+from conftest import assert_user_error, cli, ref
 
 SPECS_LISTED = ["tictactoe", "qango6", "qango6:castle", "qango6:tournament", "qango7", "qango7:nocap",
                 "qango7plus", "qango7plus:edges", "qango7plus:tournament", "connect4", "mnk:4,4,3",
                 "connect4:4x4"]  # fmt: skip
-
-
-def run(*args):
-    result = CliRunner().invoke(main, list(args))
-    return result
 
 
 def pndb_script():
@@ -33,18 +26,6 @@ def pndb_script():
     return str(path)
 
 
-def assert_user_error(result):
-    """Exit 2, one line on stderr starting 'error:', nothing on stdout, no traceback."""
-    assert result.exit_code == 2, (result.exit_code, result.output, result.stderr)
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    assert "Traceback" not in result.stderr
-    assert result.stdout == ""
-    return lines[0]
-
-
 # ---------------------------------------------------------------- help and listing
 
 
@@ -53,8 +34,8 @@ COMMANDS = ["games", "show", "solve", "status", "check", "export", "verify", "pl
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"]] + [[c, "--help"] for c in COMMANDS])
 def test_help(args):
-    result = run(*args)
-    assert result.exit_code == 0
+    result = cli(*args)
+    assert result.returncode == 0
     assert "Usage:" in result.stdout
     if args == ["--help"] or args == ["-h"]:
         assert all(c in result.stdout for c in COMMANDS)
@@ -66,14 +47,14 @@ def test_help(args):
 
 
 def test_games_lists_every_spec():
-    result = run("games")
-    assert result.exit_code == 0
+    result = cli("games")
+    assert result.returncode == 0
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
     for spec in SPECS_LISTED:
         assert spec in rows, spec
     # board, cells, symmetries and (minimal) patterns of a few, from the reference model
     for spec, syms in (("qango6", 8), ("qango7", 4), ("connect4", 2), ("tictactoe", 8)):
-        rg = R.ref_game(spec)
+        rg = ref(spec)
         _, board, cells, nsym, npat = rows[spec][:5]
         assert board == f"{rg.width}x{rg.height}"
         assert int(cells) == len(rg.cells)
@@ -106,18 +87,18 @@ def play_names(rg, names):
 
 
 def test_show_empty_board():
-    result = run("show", "tictactoe")
-    assert result.exit_code == 0
+    result = cli("show", "tictactoe")
+    assert result.returncode == 0
     out = result.stdout
     assert "to move: first player" in out
     assert out.count(".") >= 9
 
 
 def test_show_qango6_moves():
-    rg = R.ref_game("qango6")
+    rg = ref("qango6")
     a, b = play_names(rg, ["c3", "d4"])
-    result = run("show", "qango6", "--moves", "c3d4")
-    assert result.exit_code == 0, result.output
+    result = cli("show", "qango6", "--moves", "c3d4")
+    assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for row in board_of(rg, a, b):
         assert row in out
@@ -126,12 +107,12 @@ def test_show_qango6_moves():
 
 
 def test_show_connect4_gravity():
-    rg = R.ref_game("connect4")
+    rg = ref("connect4")
     a = b = 0
     for col in (3, 3, 4, 2):
         a, b = R.play(rg, a, b, R.drop(rg, a, b, col))
-    result = run("show", "connect4", "-m", "4453")
-    assert result.exit_code == 0, result.output
+    result = cli("show", "connect4", "-m", "4453")
+    assert result.returncode == 0, result.stdout + result.stderr
     for row in board_of(rg, a, b):
         assert row in result.stdout
     assert "4 stones" in result.stdout
@@ -139,25 +120,25 @@ def test_show_connect4_gravity():
 
 
 def test_show_outcomes():
-    result = run("show", "tictactoe", "--moves", "a1b1a2b2a3")
-    assert result.exit_code == 0
+    result = cli("show", "tictactoe", "--moves", "a1b1a2b2a3")
+    assert result.returncode == 0
     assert "game over" in result.stdout and "first player has won" in result.stdout
     # a drawn tic-tac-toe game (checked with the reference first)
-    rg = R.ref_game("tictactoe")
+    rg = ref("tictactoe")
     moves = "b2 a1 c1 a3 a2 c2 b1 b3 c3".split()
     a, b = play_names(rg, moves)
     assert R.outcome(rg, a, b) == R.DRAW
-    result = run("show", "tictactoe", "--moves", " ".join(moves))
-    assert result.exit_code == 0
+    result = cli("show", "tictactoe", "--moves", " ".join(moves))
+    assert result.returncode == 0
     assert "game over: a draw" in result.stdout
     # the second player wins in Connect Four 4x4 with four in column 2
-    result = run("show", "connect4:4x4", "--moves", "12123232")
-    rg = R.ref_game("connect4:4x4")
+    result = cli("show", "connect4:4x4", "--moves", "12123232")
+    rg = ref("connect4:4x4")
     a = b = 0
     for ch in "12123232":
         a, b = R.play(rg, a, b, R.drop(rg, a, b, int(ch) - 1))
     assert R.outcome(rg, a, b) == R.SECOND_WON
-    assert result.exit_code == 0
+    assert result.returncode == 0
     assert "second player has won" in result.stdout
 
 
@@ -165,8 +146,8 @@ def test_show_file_game(tmp_path):
     path = tmp_path / "clone.json"
     pats = [sorted(p) for p in R.k_in_a_row(3, 3, 3)]
     path.write_text(json.dumps({"width": 3, "height": 3, "win_patterns": pats}))
-    result = run("show", f"file:{path}", "--moves", "b2")
-    assert result.exit_code == 0, result.output
+    result = cli("show", f"file:{path}", "--moves", "b2")
+    assert result.returncode == 0, result.stdout + result.stderr
     assert "to move: second player" in result.stdout
 
 
@@ -195,7 +176,7 @@ BAD = {
 
 @pytest.mark.parametrize("what", sorted(BAD))
 def test_bad_input_exits_2_with_one_line(what):
-    assert_user_error(run(*BAD[what]))
+    assert_user_error(cli(*BAD[what]))
 
 
 @pytest.mark.parametrize(
@@ -210,21 +191,21 @@ def test_bad_file_spec(tmp_path, content):
         path.write_bytes(content)
     else:
         path.write_text(content)
-    assert_user_error(run("show", f"file:{path}"))
+    assert_user_error(cli("show", f"file:{path}"))
 
 
 def test_missing_file_spec(tmp_path):
-    line = assert_user_error(run("show", f"file:{tmp_path / 'nope.json'}"))
+    line = assert_user_error(cli("show", f"file:{tmp_path / 'nope.json'}"))
     assert "nope.json" in line
-    assert_user_error(run("show", f"file:{tmp_path}"))
+    assert_user_error(cli("show", f"file:{tmp_path}"))
 
 
 def test_messages_name_the_problem():
-    assert "chess" in assert_user_error(run("show", "chess"))
-    assert "full" in assert_user_error(run(*BAD["full column"]))
-    assert "occupied" in assert_user_error(run(*BAD["occupied cell"]))
-    assert "over" in assert_user_error(run(*BAD["move after the end"]))
-    assert "opening rule" in assert_user_error(run(*BAD["opening rule"]))
+    assert "chess" in assert_user_error(cli("show", "chess"))
+    assert "full" in assert_user_error(cli(*BAD["full column"]))
+    assert "occupied" in assert_user_error(cli(*BAD["occupied cell"]))
+    assert "over" in assert_user_error(cli(*BAD["move after the end"]))
+    assert "opening rule" in assert_user_error(cli(*BAD["opening rule"]))
 
 
 # ---------------------------------------------------------------- the real console script

@@ -4,14 +4,8 @@ Expected values come from the reference minimax (tests/reference.py); books are 
 independent verifier."""
 
 import reference as R
-from conftest import cli
+from conftest import REF_NAME, cli, ok, ref
 
-REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
-
-
-def ok(p):
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
 
 
 def counts(db):
@@ -28,7 +22,7 @@ def test_compact_midway_then_resume(tmp_path):
     ok(cli("compact", db))
     assert "consistent" in ok(cli("check", db))
     assert counts(db)["nodes"] <= before["nodes"]
-    g = R.ref_game("connect4:5x4")
+    g = ref("connect4:5x4")
     a = b = 0
     for col in (2, 2):
         a, b = R.play(g, a, b, R.drop(g, a, b, col))

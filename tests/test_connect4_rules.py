@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import reference as ref
-from conftest import cli
+import reference as R
+from conftest import cli, ref
 
 from pndb.games import connect4_rules as cr
 from pndb.games.connect4_rules import Certificate, Instance, Rule
@@ -23,15 +23,6 @@ from pndb.games import load_game
 BASIC = frozenset({Rule.CLAIMEVEN, Rule.BASEINVERSE, Rule.VERTICAL})
 DERIVED = [Rule.AFTEREVEN, Rule.LOWINVERSE, Rule.HIGHINVERSE, Rule.BASECLAIM, Rule.BEFORE, Rule.SPECIALBEFORE]
 OLD_RULES = cr.ALL_RULES - {Rule.SPECIALBEFORE}  # the evaluator before Specialbefore and combinations
-
-_REF = {}
-
-
-def ref_of(spec):
-    if spec not in _REF:
-        _REF[spec] = ref.ref_game(spec)
-    return _REF[spec]
-
 
 def agrees(value, exact):
     """A rules value against the minimax value (+1 first wins, 0 draw, -1 second wins)."""
@@ -46,12 +37,12 @@ def agrees(value, exact):
 def check_verdict(game, a, b, verdict):
     """The verdict holds in the reference model, and its certificate survives bytes and the
     checker."""
-    rg = ref_of(game.spec)
-    assert agrees(verdict.value, ref.minimax(rg, a, b)), (game.spec, a, b, verdict)
+    rg = ref(game.spec)
+    assert agrees(verdict.value, R.minimax(rg, a, b)), (game.spec, a, b, verdict)
     cert = cr.decode_certificate(cr.encode_certificate(verdict))
     assert cert == verdict.certificate
     assert cr.check_certificate(game, a, b, cert) == verdict.value
-    mine = ref.cells_of(a if cert.controller == 1 else b)
+    mine = R.cells_of(a if cert.controller == 1 else b)
     mine |= dead_cells(game.width, cert.threat)
     problems = {tuple(sorted(p)) for p in rg.patterns if not p & mine}
     assert {g for gs in verdict.solved for g in gs} == problems
@@ -80,11 +71,11 @@ def random_positions(spec, count, seed, min_stones=0, max_empty=None, even_empty
     """Positions of random games that avoid winning moves, cut at a random move (at least
     ``min_stones`` in, at most ``max_empty`` cells empty; with an even number of empty cells,
     where the rules apply, if ``even_empty``)."""
-    rg = ref_of(spec)
+    rg = ref(spec)
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        moves = ref.random_game(rg, rng, avoid_wins=True)
+        moves = R.random_game(rg, rng, avoid_wins=True)
         lo = min_stones if max_empty is None else max(min_stones, len(rg.cells) - max_empty)
         if len(moves) <= lo:
             continue
@@ -95,7 +86,7 @@ def random_positions(spec, count, seed, min_stones=0, max_empty=None, even_empty
             continue
         a = b = 0
         for cell in moves[:cut]:
-            a, b = ref.play(rg, a, b, cell)
+            a, b = R.play(rg, a, b, cell)
         out.append((a, b))
     return out
 
@@ -103,12 +94,12 @@ def random_positions(spec, count, seed, min_stones=0, max_empty=None, even_empty
 def board(moves, width=7, height=6):
     """The position after moves in Allis' notation ('d1 d2 ...': column letter, row from the
     bottom), the first player (White) first."""
-    rg = ref_of(f"connect4:{width}x{height}")
+    rg = ref(f"connect4:{width}x{height}")
     a = b = 0
     for m in moves.split():
-        cell = ref.drop(rg, a, b, ord(m[0]) - ord("a"))
+        cell = R.drop(rg, a, b, ord(m[0]) - ord("a"))
         assert cell == (height - int(m[1:])) * width + ord(m[0]) - ord("a"), m
-        a, b = ref.play(rg, a, b, cell)
+        a, b = R.play(rg, a, b, cell)
     return a, b
 
 
@@ -116,9 +107,9 @@ def test_every_position_of_4x4():
     """Every verdict holds; Specialbefore and threat combinations decide positions that the
     rules without them leave open, and lose none."""
     game = load_game("connect4:4x4")
-    rg = ref_of(game.spec)
+    rg = ref(game.spec)
     decided, new = 0, Counter()
-    for a, b in ref.enumerate_positions(rg):
+    for a, b in R.enumerate_positions(rg):
         verdict = cr.evaluate(game, a, b)
         old = cr.evaluate(game, a, b, OLD_RULES, combinations=False)
         assert old.value is None or verdict.value is not None
@@ -380,7 +371,7 @@ def test_documented_certificate():
     game = load_game("connect4:4x4")
     cert = cr.decode_certificate(payload)
     assert cr.check_certificate(game, 0, 0, cert) == cr.FIRST_WONT_WIN
-    assert ref.minimax(ref_of(game.spec), 0, 0) <= 0
+    assert R.minimax(ref(game.spec), 0, 0) <= 0
 
 
 def test_tampered_certificates_are_rejected():
@@ -415,7 +406,7 @@ def test_tampered_certificates_are_rejected():
         except cr.CertificateError:
             pass
         else:  # a moved instance that is still valid must still prove only the truth
-            assert agrees(value, ref.minimax(ref_of(game.spec), a, b))
+            assert agrees(value, R.minimax(ref(game.spec), a, b))
         with pytest.raises(cr.CertificateError):
             cr.check_certificate(game, a, b, cert._replace(controller=3 - cert.controller))
         other = first.cells[0] if cert.threat == cr.NO_THREAT else cr.NO_THREAT

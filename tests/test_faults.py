@@ -13,23 +13,11 @@ from pathlib import Path
 
 import lmdb
 import pytest
-import reference as R
-from conftest import PNDB, cli, run_process
+from conftest import PNDB, REF_NAME, assert_user_error, cli, minimax, run_process
 
 from pndb.store import NODE, PROOF
 from pndb.values import Node
 
-REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
-
-
-def assert_one_line_error(p, *words, code=2):
-    assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr + p.stdout
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1, p.stderr
-    for w in words:
-        assert w.lower() in lines[0].lower(), (w, lines[0])
-    return lines[0]
 
 
 @pytest.fixture
@@ -67,7 +55,7 @@ def test_disk_full_during_solve_is_named_and_resumes_elsewhere(small_disk, tmp_p
     disk = small_disk("disk", "3m")
     db = disk / "db"
     p = run_process("solve", "connect4:5x4", "--inner-nodes", "0", "--db", db, "--quiet")
-    line = assert_one_line_error(p, "full", "resume")
+    line = assert_user_error(p, "full", "resume")
     assert "damaged" not in line
     assert run_process("check", db).returncode == 0
     moved = tmp_path / "moved"
@@ -76,7 +64,7 @@ def test_disk_full_during_solve_is_named_and_resumes_elsewhere(small_disk, tmp_p
     # search alone, as it was filled, takes half a minute
     p = run_process("solve", "connect4:5x4", "--db", moved, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert f"({REF_NAME[R.minimax(R.ref_game('connect4:5x4'), 0, 0)]})" in p.stdout
+    assert f"({REF_NAME[minimax('connect4:5x4', 0, 0)]})" in p.stdout
 
 
 def test_creating_a_database_on_a_full_disk(small_disk):
@@ -84,7 +72,7 @@ def test_creating_a_database_on_a_full_disk(small_disk):
     fill(disk)
     p = run_process("solve", "tictactoe", "--db", disk / "db", "--quiet")
     assert p.returncode != -7, "SIGBUS"
-    assert_one_line_error(p, "full")
+    assert_user_error(p, "full")
 
 
 def test_export_on_a_full_disk_leaves_no_temporary_file(small_disk, tmp_path):
@@ -93,7 +81,7 @@ def test_export_on_a_full_disk_leaves_no_temporary_file(small_disk, tmp_path):
     disk = small_disk("disk", "64k")
     fill(disk)
     p = cli("export", db, "-o", disk / "book.pnbook")
-    assert_one_line_error(p, "book.pnbook")
+    assert_user_error(p, "book.pnbook")
     assert sorted(x.name for x in disk.iterdir()) == ["filler"]
 
 
@@ -101,14 +89,14 @@ def test_read_only_filesystem(small_disk, tmp_path):
     db = tmp_path / "db"
     assert cli("solve", "tictactoe", "--db", db, "--quiet").returncode == 0
     ro = small_disk("ro", "1m", "ro")
-    assert_one_line_error(run_process("solve", "tictactoe", "--db", ro / "db", "--quiet"))
-    assert_one_line_error(cli("export", db, "-o", ro / "t.pnbook"))
+    assert_user_error(run_process("solve", "tictactoe", "--db", ro / "db", "--quiet"))
+    assert_user_error(cli("export", db, "-o", ro / "t.pnbook"))
 
 
 def test_export_into_a_missing_directory(tmp_path):
     db = tmp_path / "db"
     assert cli("solve", "tictactoe", "--db", db, "--quiet").returncode == 0
-    assert_one_line_error(cli("export", db, "-o", tmp_path / "no" / "such" / "t.pnbook"), "t.pnbook")
+    assert_user_error(cli("export", db, "-o", tmp_path / "no" / "such" / "t.pnbook"), "t.pnbook")
 
 
 # ---------------------------------------------------------------- damaged records
@@ -170,7 +158,7 @@ def test_commands_on_a_record_of_the_wrong_size(tmp_path, solved_with_proofs):
 
     edit_records(db, "nodes", shorten)
     for args in (["check", db], ["status", db], ["export", db, "-o", tmp_path / "b.pnbook"]):
-        assert_one_line_error(cli(*args), "damaged")
+        assert_user_error(cli(*args), "damaged")
 
 
 def test_solve_refuses_a_tampered_root(tmp_path):
@@ -183,7 +171,7 @@ def test_solve_refuses_a_tampered_root(tmp_path):
         txn.put(bytes(16), NODE.pack(*Node.leaf(2, 2, flags=rec.flags, work=rec.work)), db=sub)
 
     edit_records(db, "nodes", rewrite_root)
-    assert_one_line_error(cli("solve", "tictactoe", "--db", db, "--quiet"), "damaged")
+    assert_user_error(cli("solve", "tictactoe", "--db", db, "--quiet"), "damaged")
     assert cli("check", db).returncode == 1
 
 
@@ -208,25 +196,25 @@ def test_solve_refuses_a_tampered_root(tmp_path):
 )
 def test_bad_options_are_one_line(tmp_path, args, words):
     db = tmp_path / "db"
-    assert_one_line_error(cli(*(db if a == "DB" else a for a in args)), *words)
+    assert_user_error(cli(*(db if a == "DB" else a for a in args)), *words)
     assert not db.exists()
 
 
 def test_positions_file_that_is_not_utf8(tmp_path):
     f = tmp_path / "p.txt"
     f.write_bytes(b"33\n\xff\xfe\n")
-    assert_one_line_error(cli("solve", "connect4:4x4", "--positions", f), "utf-8")
+    assert_user_error(cli("solve", "connect4:4x4", "--positions", f), "utf-8")
 
 
 @pytest.mark.parametrize("text", ["", "\n\n   \n"])
 def test_positions_file_without_positions(tmp_path, text):
     f = tmp_path / "p.txt"
     f.write_text(text)
-    assert_one_line_error(cli("solve", "connect4:4x4", "--positions", f), "no positions")
+    assert_user_error(cli("solve", "connect4:4x4", "--positions", f), "no positions")
 
 
 def test_errors_are_short_and_printable(tmp_path):
-    line = assert_one_line_error(cli("show", "tictactoe", "--moves", "a1\x00\x1b[31m" + "z" * 30000))
+    line = assert_user_error(cli("show", "tictactoe", "--moves", "a1\x00\x1b[31m" + "z" * 30000))
     assert len(line) <= 300 and "\x1b" not in line and "\x00" not in line
 
 
@@ -237,7 +225,7 @@ def test_play_with_closed_input(tmp_path):
     p = subprocess.run([PNDB, "play", str(tmp_path / "t.pnbook")], stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "Aborted" not in p.stdout + p.stderr
-    assert_one_line_error(p, "input")
+    assert_user_error(p, "input")
 
 
 def test_ctrl_c_while_loading_is_not_a_traceback():

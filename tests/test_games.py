@@ -12,6 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import reference as R
+from conftest import canonical, canonical_with_symmetry, ref
 
 from pndb.games import GameError, MoveError, load_game
 from pndb.games import kernels as K
@@ -61,16 +62,6 @@ STATE = {
 }
 U64 = np.uint64
 
-_refs = {}
-
-
-def ref(spec):
-    """One RefGame per spec for the whole session (its minimax memo is kept)."""
-    if spec not in _refs:
-        _refs[spec] = R.ref_game(spec)
-    return _refs[spec]
-
-
 def seed(spec, salt=0):
     return sum(ord(c) * 31**i for i, c in enumerate(spec)) % 100_003 + 7919 * salt
 
@@ -87,11 +78,6 @@ def sample_positions(spec, ngames, salt=0):
             a, b = R.play(rg, a, b, cell)
             out.append((a, b))
     return out
-
-
-def canonical(game, a, b):
-    ka, kb, s = K.canonical(U64(a), U64(b), game.tables.sym_bytes)
-    return int(ka), int(kb), int(s)
 
 
 # ====================================================================== the rules as data
@@ -290,14 +276,14 @@ def test_disc_cap_draw_and_win_on_the_last_stone():
 def test_canonical_keys_are_symmetry_invariant(spec):
     g, rg = load_game(spec), ref(spec)
     for a, b in sample_positions(spec, 60, salt=1):
-        key = canonical(g, a, b)
+        key = canonical_with_symmetry(g, a, b)
         # the smallest (a, b) image, computed by the reference
         assert key[:2] == R.min_image(rg, a, b)
         # the returned symmetry maps the position onto its key
         assert R.image(g.symmetries[key[2]], a, b) == key[:2]
         for perm in rg.symmetries:
             ia, ib = R.image(perm, a, b)
-            assert canonical(g, ia, ib)[:2] == key[:2]
+            assert canonical(g, ia, ib) == key[:2]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -317,7 +303,7 @@ def test_canonical_keys_differ_for_different_orbits(spec):
         pairs.append((p, R.image(rng.choice(rg.symmetries), *p)))
     same = differ = 0
     for p, q in pairs:
-        equal_keys = canonical(g, *p)[:2] == canonical(g, *q)[:2]
+        equal_keys = canonical(g, *p) == canonical(g, *q)
         assert equal_keys == (q in R.orbit(rg, *p)), (spec, p, q)
         same += equal_keys
         differ += not equal_keys
@@ -331,7 +317,7 @@ def test_tictactoe_position_counts():
     assert len({R.min_image(rg, a, b) for a, b in positions}) == 765
     keys = {}
     for a, b in positions:
-        keys.setdefault(canonical(g, a, b)[:2], set()).add((a, b))
+        keys.setdefault(canonical(g, a, b), set()).add((a, b))
     assert len(keys) == 765
     # each key's positions are exactly one orbit
     for members in keys.values():
@@ -393,7 +379,7 @@ def test_kernel_solver_matches_reference_minimax(spec, reduce):
     for cell in R.legal_moves(rg, 0, 0):
         a = 1 << cell
         if R.outcome(rg, a, 0) == R.ONGOING:
-            ka, kb, _ = canonical(g, a, 0) if reduce else (a, 0, 0)
+            ka, kb = canonical(g, a, 0) if reduce else (a, 0)
             assert -kernel_value(g.tables, U64(ka), U64(kb), reduce, memo) == R.minimax(rg, a, 0)
 
 
@@ -600,7 +586,7 @@ def test_connect4_moves_are_column_digits():
 @pytest.mark.parametrize("spec", SPECS + ["connect4:10x6", "mnk:3,12,3"])
 def test_notation_roundtrip(spec):
     g = load_game(spec)
-    rg = ref(spec) if spec in SPECS else R.ref_game(spec)
+    rg = ref(spec)
     rng = random.Random(seed(spec, 4))
     for i in range(30):
         moves = R.random_game(rg, rng, avoid_wins=i % 2 == 1)

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import reference as R
-from conftest import cli
+from conftest import REF_NAME, cli, minimax
 
 from pndb import api
 from pndb.games import load_game
@@ -28,7 +27,6 @@ from pndb.games import graphkey  # noqa: E402
 from pndb.games.graphkey import GraphKeyCollision, GraphKeyedGame, graph_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = {1: "first-wins", 0: "draw", -1: "second-wins"}
 
 # spec, start moves, inner budget (0: outer search only, every node keyed by its graph key),
 # whether the book holds positions whose node has another representative (mapped moves);
@@ -54,7 +52,7 @@ def reference_value(spec, moves):
         return None
     g = load_game(spec)
     pos, _ = g.parse_moves(moves)
-    return NAMES[R.minimax(R.ref_game(spec), pos.first, pos.second)]
+    return REF_NAME[minimax(spec, pos.first, pos.second)]
 
 
 def verify(book):

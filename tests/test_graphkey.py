@@ -14,6 +14,7 @@ from functools import cache
 
 import pytest
 import reference as R
+from conftest import ref
 
 from pndb.games import load_game
 from pndb.games.spec import Position
@@ -32,11 +33,6 @@ SUBTREES = {
     "qango7plus": (10, 26),
     "qango7": (4, 35),  # the disc cap (40 stones) is near
 }
-
-
-@cache
-def ref(spec):
-    return R.ref_game(spec)
 
 
 def ongoing_below(g, roots):

@@ -20,11 +20,10 @@ import numpy as np
 import pytest
 import reference as R
 import zstandard
-from click.testing import CliRunner
+from conftest import assert_user_error, cli, ref
 from pndb_tools import verify
 
 from pndb.book import BookError, read_book
-from pndb.cli import main
 from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import play_moves, shown
@@ -39,30 +38,16 @@ NO_MOVE = 255
 # ---------------------------------------------------------------- running pndb
 
 
-def run(*args, stdin=None):
-    return CliRunner().invoke(main, [str(x) for x in args], input=stdin)
-
-
 def assert_clean(result, codes=(0, 1, 2, 3, 130), play=False):
-    """An allowed exit code, no traceback, at most one line on stderr (in `play`, besides the
-    '...; try again' notes on moves the user typed)."""
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert result.exit_code in codes, (result.exit_code, result.stdout[-500:], result.stderr[-500:])
+    """An allowed exit code, no traceback (conftest.cli adds an exception's to stderr), at most
+    one line on stderr (in `play`, besides the '...; try again' notes on moves the user typed)."""
+    assert result.returncode in codes, (result.returncode, result.stdout[-500:], result.stderr[-500:])
     assert "Traceback" not in result.stdout + result.stderr
     lines = result.stderr.splitlines()
     if play:
         lines = [x for x in lines if not x.endswith("; try again")]
     assert len(lines) <= 1, result.stderr[-2000:]
     return lines[0] if lines else ""
-
-
-def assert_user_error(result):
-    """Exit 2 and exactly one `error: ...` line on stderr, safe to print on a terminal."""
-    line = assert_clean(result, codes=(2,))
-    assert line.startswith("error: "), result.stderr
-    assert len(line) < 400, line
-    assert not any(ord(ch) < 32 or ord(ch) == 127 for ch in line), repr(line)
-    return line
 
 
 # ---------------------------------------------------------------- books by hand (docs/book-format.md)
@@ -127,10 +112,10 @@ def ttt_book(tmp_path_factory):
     """The tic-tac-toe book, solved and exported by pndb: the seed of mutated books (made
     without knowledge, so that it is of format version 1: version 2 books are built below)."""
     d = tmp_path_factory.mktemp("ttt")
-    solved = run("solve", "tictactoe", "--db", d / "t.lmdb", "-q", "--no-knowledge")
-    assert solved.exit_code == 0, solved.output
-    exported = run("export", d / "t.lmdb", "-o", d / "t.pnbook")
-    assert exported.exit_code == 0, exported.output
+    solved = cli("solve", "tictactoe", "--db", d / "t.lmdb", "-q", "--no-knowledge")
+    assert solved.returncode == 0, solved.stdout + solved.stderr
+    exported = cli("export", d / "t.lmdb", "-o", d / "t.pnbook")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
     return d / "t.pnbook"
 
 
@@ -143,16 +128,16 @@ def ttt_raw(ttt_book):
 
 def test_record_move_off_the_board(tmp_path):
     book = write_book(tmp_path / "b.pnbook", "tictactoe", [(0, 0, 9, 3)])
-    assert "move" in assert_user_error(run("show", book))
-    assert_user_error(run("play", book, "--as", "second"))
+    assert "move" in assert_user_error(cli("show", book))
+    assert_user_error(cli("play", book, "--as", "second"))
 
 
 def test_book_move_in_mid_air_is_refused_with_the_position(tmp_path):
     """Connect Four 4x4: the book answers on the empty board with a disc on the top row."""
     book = write_book(tmp_path / "b.pnbook", "connect4:4x4", [(0, 0, 0, 3)])
-    line = assert_user_error(run("play", book, "--as", "second"))
+    line = assert_user_error(cli("play", book, "--as", "second"))
     assert "not legal" in line and "empty board" in line
-    assert_user_error(run("show", book))
+    assert_user_error(cli("show", book))
 
 
 def test_book_move_not_legal_after_a_move_names_the_position(tmp_path):
@@ -162,27 +147,27 @@ def test_book_move_not_legal_after_a_move_names_the_position(tmp_path):
     a, b, _ = play_moves(game, "1")
     ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
     book = write_book(tmp_path / "b.pnbook", "connect4:4x4", [(int(ka), int(kb), 5, 3)])
-    line = assert_clean(run("play", book, "--as", "first", stdin="1\n"), codes=(2,), play=True)
+    line = assert_clean(cli("play", book, "--as", "first", stdin="1\n"), codes=(2,), play=True)
     assert "not legal" in line and "X on a4 and O on no cell" in line, line
-    assert "not legal" in assert_user_error(run("show", book))  # shows what the children's records say
-    assert "not legal" in assert_user_error(run("show", book, "--moves", "1"))
+    assert "not legal" in assert_user_error(cli("show", book))  # shows what the children's records say
+    assert "not legal" in assert_user_error(cli("show", book, "--moves", "1"))
     book = write_book(tmp_path / "b12.pnbook", "connect4:4x4", [(int(ka), int(kb), 12, 3)])
-    assert "occupied" in assert_user_error(run("show", book))
+    assert "occupied" in assert_user_error(cli("show", book))
 
 
 def test_book_values_that_contradict_each_other(tmp_path):
     """The empty board's record says first-wins, every first move's record second-wins."""
     records = [(0, 0, NO_MOVE, 1)] + [(1 << c, 0, NO_MOVE, 2) for c in (0, 1, 4)]  # corner, edge, centre
     book = write_book(tmp_path / "b.pnbook", "tictactoe", records, value="first-wins")
-    assert "contradict" in assert_user_error(run("show", book))
-    assert_clean(run("show", book, "--moves", "b2"), codes=(0,))
+    assert "contradict" in assert_user_error(cli("show", book))
+    assert_clean(cli("show", book, "--moves", "b2"), codes=(0,))
 
 
 def test_book_move_legal_in_a_mirrored_position(tmp_path):
     """The record of the canonical position answers the mirrored position with the mirrored move."""
     # X in column 4: its canonical image is X in column 1 (cell 12); the book answers column 2 (13)
     book = write_book(tmp_path / "b.pnbook", "connect4:4x4", [(1 << 12, 0, 13, 3)])
-    result = run("play", book, "--as", "first", stdin="4\n")
+    result = cli("play", book, "--as", "first", stdin="4\n")
     assert "book plays 3" in result.stdout, result.stdout + result.stderr
 
 
@@ -292,8 +277,8 @@ def mutated_book(ttt_book, tmp_path, how):
 @pytest.mark.parametrize("how", RAW_MUTATIONS + FRAME_MUTATIONS)
 def test_damaged_book_is_refused(ttt_book, tmp_path, how):
     book = mutated_book(ttt_book, tmp_path, how)
-    assert_user_error(run("show", book))
-    assert_user_error(run("play", book, "--as", "second", stdin="b2\n"))
+    assert_user_error(cli("show", book))
+    assert_user_error(cli("play", book, "--as", "second", stdin="b2\n"))
     with pytest.raises(BookError):
         read_book(book)
 
@@ -302,7 +287,7 @@ def test_the_real_book_still_reads(ttt_book):
     book = read_book(ttt_book)
     assert book.header["format_version"] == 1 and book.certificates == {}
     assert len(book.records) == book.header["records"] > 0
-    result = run("show", ttt_book, "--moves", "b2")
+    result = cli("show", ttt_book, "--moves", "b2")
     assert_clean(result, codes=(0,))
     assert "book value: draw" in result.stdout
 
@@ -338,7 +323,7 @@ def test_v2_book_reads_with_its_certificates(ttt_book, tmp_path):
     assert {k: [(c.kind, c.payload) for c in cs] for k, cs in book.certificates.items()} == {
         key(a, b): [(kind, payload)] for (a, b), kind, payload in certs
     }
-    assert_clean(run("show", path), codes=(0,))
+    assert_clean(cli("show", path), codes=(0,))
     empty = write_book(tmp_path / "v2e.pnbook", "tictactoe", records, version=2)
     assert read_book(empty).certificates == {}
 
@@ -396,7 +381,7 @@ def test_v2_structural_defects_are_refused(ttt_book, tmp_path, what):
         del header["certificates"]
     path = tmp_path / "v2.pnbook"
     path.write_bytes(frame(raw_book(header, sorted(records), cert_bytes, magic=MAGIC[2])))
-    assert_user_error(run("show", path))
+    assert_user_error(cli("show", path))
     with pytest.raises(BookError):
         read_book(path)
 
@@ -442,7 +427,7 @@ def test_book_bomb_reads_in_bounded_memory(tmp_path, declared):
     finally:
         tracemalloc.stop()
     assert peak < 48 << 20, f"{peak >> 20} MiB"
-    assert_user_error(run("show", path))
+    assert_user_error(cli("show", path))
 
 
 # ---------------------------------------------------------------- item 8: hostile rules sizes
@@ -462,7 +447,7 @@ def symmetric_game(n):
 def test_5040_symmetries_are_refused_at_once(tmp_path):
     data = dict(symmetric_game(7), symmetries=[list(p) for p in itertools.permutations(range(7))])
     start = time.perf_counter()
-    line = assert_user_error(run("show", f"file:{game_file(tmp_path, data)}"))
+    line = assert_user_error(cli("show", f"file:{game_file(tmp_path, data)}"))
     assert time.perf_counter() - start < 5
     assert "symmetries" in line and str(MAX_SYMMETRIES) in line
 
@@ -475,7 +460,7 @@ def test_a_large_true_group_loads_fast_and_canonicalises(tmp_path):
     data = dict(symmetric_game(6), symmetries=perms)
     path = game_file(tmp_path, data)
     start = time.perf_counter()
-    result = run("show", f"file:{path}", "--moves", "a1 c1")
+    result = cli("show", f"file:{path}", "--moves", "a1 c1")
     assert time.perf_counter() - start < 2
     assert_clean(result, codes=(0,))
     game = load_game(f"file:{path}")
@@ -495,13 +480,13 @@ def test_a_large_set_that_is_no_group_is_refused(tmp_path):
     bad = [list(range(6)), [1, 0, 2, 3, 4, 5], [0, 1, 2, 3, 5, 4]]  # misses the product of the two
     for symmetries in (perms, bad):
         path = game_file(tmp_path, dict(symmetric_game(6), symmetries=symmetries))
-        assert "group" in assert_user_error(run("show", f"file:{path}"))
+        assert "group" in assert_user_error(cli("show", f"file:{path}"))
 
 
 def test_41664_patterns_are_refused_at_once(tmp_path):
     data = {"width": 8, "height": 8, "win_patterns": [list(p) for p in itertools.combinations(range(64), 3)]}
     start = time.perf_counter()
-    line = assert_user_error(run("show", f"file:{game_file(tmp_path, data)}"))
+    line = assert_user_error(cli("show", f"file:{game_file(tmp_path, data)}"))
     assert time.perf_counter() - start < 5
     assert "win_patterns" in line and str(MAX_PATTERNS) in line
 
@@ -521,7 +506,7 @@ def test_many_patterns_up_to_the_cap_load_fast(tmp_path):
     rng = random.Random(4)
     pats = [rng.sample(range(64), 4) for _ in range(MAX_PATTERNS)]
     start = time.perf_counter()
-    result = run("show", f"file:{game_file(tmp_path, {'width': 8, 'height': 8, 'win_patterns': pats})}")
+    result = cli("show", f"file:{game_file(tmp_path, {'width': 8, 'height': 8, 'win_patterns': pats})}")
     assert_clean(result, codes=(0,))
     assert time.perf_counter() - start < 5
 
@@ -547,22 +532,22 @@ WRONG_TYPES = [
 
 @pytest.mark.parametrize("key, value", WRONG_TYPES, ids=[f"{k}={v!r}" for k, v in WRONG_TYPES])
 def test_wrong_json_type_is_refused_naming_the_field(tmp_path, key, value):
-    line = assert_user_error(run("show", f"file:{game_file(tmp_path, dict(BASE_GAME, **{key: value}))}"))
+    line = assert_user_error(cli("show", f"file:{game_file(tmp_path, dict(BASE_GAME, **{key: value}))}"))
     assert key in line
 
 
 def test_cells_listed_twice_are_refused(tmp_path):
     """As tools/verify.py refuses them in a book's rules."""
     path = game_file(tmp_path, dict(BASE_GAME, cells=[*range(9), 4]))
-    assert "cells" in assert_user_error(run("show", f"file:{path}"))
+    assert "cells" in assert_user_error(cli("show", f"file:{path}"))
 
 
 def test_right_json_types_still_load(tmp_path):
     data = dict(BASE_GAME, cells=list(range(9)), symmetries="auto", first_move_forbidden=[4], disc_cap=None,
                 gravity=False, move_order=None, name="rows")  # fmt: skip
-    assert_clean(run("show", f"file:{game_file(tmp_path, data)}", "--moves", "a1"), codes=(0,))
+    assert_clean(cli("show", f"file:{game_file(tmp_path, data)}", "--moves", "a1"), codes=(0,))
     data.update(disc_cap=7, first_move_forbidden=None, move_order=[4, 0, 1, 2, 3, 5, 6, 7, 8])
-    assert_clean(run("show", f"file:{game_file(tmp_path, data)}"), codes=(0,))
+    assert_clean(cli("show", f"file:{game_file(tmp_path, data)}"), codes=(0,))
 
 
 def test_game_file_is_read_again_when_it_changes(tmp_path):
@@ -572,13 +557,13 @@ def test_game_file_is_read_again_when_it_changes(tmp_path):
     game_file(tmp_path, dict(BASE_GAME, width=4, win_patterns=[[0, 1, 2, 3]]))
     assert load_game(f"file:{path}").width == 4
     game_file(tmp_path, dict(BASE_GAME, gravity="false"))
-    assert_user_error(run("show", f"file:{path}"))
+    assert_user_error(cli("show", f"file:{path}"))
 
 
 def test_game_file_too_large_is_refused(tmp_path):
     path = tmp_path / "big.json"
     path.write_text(json.dumps(dict(BASE_GAME, name="x" * (17 << 20))))
-    assert "large" in assert_user_error(run("show", f"file:{path}"))
+    assert "large" in assert_user_error(cli("show", f"file:{path}"))
 
 
 # ---------------------------------------------------------------- item 12: user text in errors
@@ -608,18 +593,18 @@ def test_shown_escapes_and_truncates():
     ids=["nul", "long", "escape", "long column", "unknown game", "long number", "variant", "file path"],
 )
 def test_user_text_in_errors_is_short_and_escaped(args):
-    line = assert_user_error(run(*args))
+    line = assert_user_error(cli(*args))
     assert len(line) < 200, line
 
 
 def test_book_path_in_errors_is_escaped(tmp_path):
     path = tmp_path / "bad\nname\x1b.pnbook"
     path.write_bytes(b"not a book")
-    assert "\\n" in assert_user_error(run("show", path))
+    assert "\\n" in assert_user_error(cli("show", path))
 
 
 def test_typed_move_in_play_is_short_and_escaped(ttt_book):
-    result = run("play", ttt_book, "--as", "first", stdin="\x1b[2J" + "q" * 30_000 + "\n")
+    result = cli("play", ttt_book, "--as", "first", stdin="\x1b[2J" + "q" * 30_000 + "\n")
     notes = [x for x in result.stderr.splitlines() if x.endswith("; try again")]
     assert notes and all(len(x) < 200 and "\x1b" not in x for x in notes), result.stderr[:500]
 
@@ -753,7 +738,7 @@ def assert_legal_game(stdout):
     boards = ["".join(row[3:].replace(" ", "") for row in chunk.splitlines()[:3])
               for chunk in stdout.split("   a b c\n")[1:]]  # fmt: skip
     positions = [tuple(sum(1 << i for i, ch in enumerate(x) if ch == mark) for mark in "XO") for x in boards]
-    g = R.ref_game("tictactoe")
+    g = ref("tictactoe")
     for (a, b), after in itertools.pairwise(positions):
         assert after == (a, b) or any(R.play(g, a, b, c) == after for c in R.legal_moves(g, a, b)), after
 
@@ -775,14 +760,14 @@ def test_fuzz(ttt_book, tmp_path):
         kind = rng.choice(["moves", "games", "books", "books"])
         counts[kind] += 1
         if kind == "moves":
-            assert_clean(run("show", rng.choice(SPECS), "--moves", random_text(rng, 40)), codes=(0, 2))
+            assert_clean(cli("show", rng.choice(SPECS), "--moves", random_text(rng, 40)), codes=(0, 2))
         elif kind == "games":
             rules = mutated_rules(rng, base_rules) if rng.random() < 0.8 else {}
             text = json.dumps(rules) if rng.random() < 0.8 else mutated_text(rng, json.dumps(rules))
             path = tmp_path / f"g{counts['games']}.json"
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
             seen = digest(path)
-            assert_clean(run("show", f"file:{path}", "--moves", random_text(rng, 6)), codes=(0, 2))
+            assert_clean(cli("show", f"file:{path}", "--moves", random_text(rng, 6)), codes=(0, 2))
             assert digest(path) == seen
         else:
             path = tmp_path / f"b{counts['books']}.pnbook"
@@ -791,7 +776,7 @@ def test_fuzz(ttt_book, tmp_path):
             seen = digest(path)
             refused = verifier_refuses(path)
             if rng.random() < 0.5:
-                result = run("show", path, "--moves", moves)
+                result = cli("show", path, "--moves", moves)
                 assert_clean(result, codes=(2,) if refused else (0, 2))
             else:
                 lines = [rng.choice("abc") + rng.choice("123") for _ in range(rng.randint(0, 12))]
@@ -799,7 +784,7 @@ def test_fuzz(ttt_book, tmp_path):
                 stdin = script.replace("\udcff", "").encode()  # bytes that are not UTF-8: the xfail below
                 # the book moves at the position reached: it plays the side whose turn it is
                 side = "first" if len(moves.split()) % 2 else "second"
-                result = run("play", path, "--as", side, "--moves", moves, stdin=stdin)
+                result = cli("play", path, "--as", side, "--moves", moves, stdin=stdin)
                 assert_clean(result, codes=(2,) if refused else (0, 1, 2), play=True)
                 assert_legal_game(result.stdout)
             assert digest(path) == seen
@@ -809,4 +794,4 @@ def test_fuzz(ttt_book, tmp_path):
 
 
 def test_play_with_typed_bytes_that_are_not_utf8(ttt_book):
-    assert_clean(run("play", ttt_book, "--as", "first", stdin=b"a1\n\xff\nb2\n"), codes=(0, 1, 2), play=True)
+    assert_clean(cli("play", ttt_book, "--as", "first", stdin=b"a1\n\xff\nb2\n"), codes=(0, 1, 2), play=True)

@@ -23,7 +23,8 @@ from functools import cache
 import numpy as np
 import pytest
 import reference as R
-from conftest import cli, inner_evaluator, key_of, run_search, split_key
+from conftest import REF_NAME, canonical, cli, inner_evaluator, key_of, minimax, ref, run_search, split_key
+from conftest import stones
 
 from pndb import values
 from pndb.contracts import LeafJob
@@ -39,30 +40,10 @@ from pndb.values import NO_MOVE, Certificate, Fact, good_for
 SMALL_GAMES = ["tictactoe", "mnk:4,3,3", "connect4:4x4"]
 THRESHOLD = (2, 1)  # q0: value >= first-wins, q1: value >= draw (second-wins 0 < draw 1 < first-wins 2)
 OUTCOME = {K.FIRST_WON: 2, K.DRAW: 1, K.SECOND_WON: 0}  # finished games; other statuses: play on
-VALUE_OF_MINIMAX = {1: "first-wins", 0: "draw", -1: "second-wins"}
 BIG = 10**8  # a node budget no position of these tests comes near
 
 
 # ---------------------------------------------------------------- positions and reference values
-
-
-@cache
-def ref(spec):
-    """One RefGame per spec, so minimax's memo is shared by all tests of the module."""
-    return R.ref_game(spec)
-
-
-def minimax(spec, a, b):
-    return R.minimax(ref(spec), a, b)
-
-
-def canonical(game, a, b):
-    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
-    return int(ka), int(kb)
-
-
-def stones(a, b):
-    return (a | b).bit_count()
 
 
 def calm(g, a, b):
@@ -773,7 +754,7 @@ def test_stored_proofs_are_complete(tmp_path, spec, inner_nodes, value, scheme):
 @pytest.mark.parametrize("spec", SMALL_GAMES)
 def test_outer_with_and_without_inner_agree_with_minimax(tmp_path, spec, scheme):
     game = load_game(spec)
-    want = VALUE_OF_MINIMAX[minimax(spec, 0, 0)]
+    want = REF_NAME[minimax(spec, 0, 0)]
     expansions = {}
     for inner_nodes in (0, 50, 500):
         outcome, _ = fresh_solve(tmp_path, game, 0, 0, inner_nodes, f"db{inner_nodes}", scheme=scheme)
@@ -799,7 +780,7 @@ def test_outer_with_and_without_inner_on_random_starts(tmp_path, spec, budgets, 
     assert len(items) == count
     outer_work = 0
     for i, (a, b, _) in enumerate(items):
-        want = VALUE_OF_MINIMAX[minimax(spec, a, b)]
+        want = REF_NAME[minimax(spec, a, b)]
         for n in budgets:
             outcome, _ = fresh_solve(tmp_path, game, a, b, n, f"db{i}-{n}", table_mb=4, scheme=scheme)
             assert outcome.solved and outcome.value.name == want, (
@@ -835,7 +816,7 @@ def test_follow_scheme_selects_below_its_thresholds(tmp_path):
         search = Checked(cache, game, **inner_evaluator(game, 100, 4), knowledge=False)
         outcome = search.solve(key_of(0, 0), Limits())
         cache.close()
-    assert outcome.solved and outcome.value.name == VALUE_OF_MINIMAX[minimax("connect4:5x4", 0, 0)]
+    assert outcome.solved and outcome.value.name == REF_NAME[minimax("connect4:5x4", 0, 0)]
     assert seen["revisits"] > 10 and search.expansions > 10, (seen, search.expansions)
 
 
@@ -886,7 +867,7 @@ def test_solve_positions_file(tmp_path):
         assert len(fields) == 4, fields
         moves, value, nodes, micros = fields
         assert moves == text
-        assert value == VALUE_OF_MINIMAX[minimax(spec, a, b)], f"{text}: {value}"
+        assert value == REF_NAME[minimax(spec, a, b)], f"{text}: {value}"
         assert int(nodes) >= 0 and int(micros) >= 0  # 0: decided by knowledge, without a search
 
 
@@ -911,7 +892,7 @@ def test_solve_positions_limits_apply_to_each_position(tmp_path):
     out = [line.split() for line in proc.stdout.splitlines() if line.strip()]
     assert [f[0] for f in out] == texts
     for moves, value, nodes, _ in out:
-        if value not in VALUE_OF_MINIMAX.values():
+        if value not in REF_NAME.values():
             assert int(nodes) == 150, (
                 f"position {moves}: {nodes} expansions with --max-nodes 150\n{proc.stdout}"
             )
@@ -933,7 +914,7 @@ def test_solve_positions_commits_by_the_timer_and_at_the_end(tmp_path):
     with open_for_game(str(db), game, writer=False) as store, store.view(game) as view:
         for r, (a, b, _) in zip(results, items):
             assert view.node(game.key(Position(a, b))).value == r.value
-            assert r.value.name == VALUE_OF_MINIMAX[minimax(spec, a, b)]
+            assert r.value.name == REF_NAME[minimax(spec, a, b)]
 
     calls = []  # stopped while solving the third position: the first two are committed
 

@@ -7,24 +7,18 @@ import random
 
 import pytest
 import reference as R
-from conftest import cli
+from conftest import REF_NAME, cli, minimax, ok, ref
 
 from pndb.games import load_game
 from pndb.games.spec import Position
 
-REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
-
-
-def ok(p):
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
 
 
 @pytest.mark.parametrize("spec", ["mnk:4,4,4", "mnk:4,4,3", "tictactoe"])
 def test_solve_with_certificates_gives_verified_books(tmp_path, spec):
     db, book = tmp_path / "db", tmp_path / "b.pnbook"
     out = ok(cli("solve", spec, "--db", db, "--quiet"))
-    want = REF_NAME[R.minimax(R.ref_game(spec), 0, 0)]
+    want = REF_NAME[minimax(spec, 0, 0)]
     assert f"({want})" in out
     assert "consistent" in ok(cli("check", db))
     ok(cli("export", db, "-o", book))
@@ -73,7 +67,7 @@ def test_certificates_of_random_positions_hold_and_agree_with_minimax():
     """Every certificate the game gives on random mnk:5,4,4 positions holds by its definition,
     and what it proves contains the reference minimax value."""
     spec = "mnk:5,4,4"
-    game, g, rng = load_game(spec), R.ref_game(spec), random.Random(9)
+    game, g, rng = load_game(spec), ref(spec), random.Random(9)
     found = 0
     for _ in range(400):
         pos = random_position(g, rng, rng.randrange(12, 15))
@@ -90,7 +84,7 @@ def test_certificates_of_random_positions_hold_and_agree_with_minimax():
 
 def test_random_positions_solved_with_knowledge_match_minimax(tmp_path):
     spec = "mnk:5,4,4"
-    g, rng = R.ref_game(spec), random.Random(4)
+    g, rng = ref(spec), random.Random(4)
     lines = []
     while len(lines) < 15:
         pos = random_position(g, rng, rng.randrange(12, 14))

@@ -9,11 +9,13 @@ docs/book-format.md ("Kind 1: pairing"), which imports nothing from pndb.
 
 import random
 import time
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 import pytest
 import reference as R
+from conftest import ref
 
 from pndb.games import load_game
 from pndb.games import patterns as P
@@ -23,55 +25,78 @@ UNKNOWN = 2  # a value slot not (yet) solved; values are +1 / 0 / -1 for the fir
 # ---------------------------------------------------------------- an exhaustive solver
 
 
+class Rules(NamedTuple):
+    """The reference rules of a game as the numba functions below read them."""
+
+    masks: np.ndarray  # uint64 per win pattern
+    minimal: np.ndarray  # uint64 per minimal pattern (one that holds no other)
+    cap: int  # the disc cap
+    cells: np.uint64  # every cell of the board
+    below: np.ndarray  # int64 per cell: the cell below it (gravity), -1 on the bottom row or without
+    first_allowed: np.uint64  # the cells the first stone may take
+    gravity: bool
+
+
 def rules_arrays(g):
-    """The reference rules as arrays: pattern masks, cap, the cell below each cell (gravity,
-    -1 on the bottom row or without gravity), the cells the first stone may take, all cells."""
-    masks = np.array(sorted(g.masks), np.uint64)
+    """The reference rules of ``g`` (a reference.RefGame) as Rules."""
     below = -np.ones(64, np.int64)
     if g.gravity:
         for c in g.cells:
             if c + g.width < g.width * g.height:
                 below[c] = c + g.width
-    return masks, g.cap, below, np.uint64(R.bits(g.first_allowed)), np.uint64(R.bits(g.cells))
+    return Rules(
+        masks=np.array(sorted(g.masks), np.uint64),
+        minimal=np.array(sorted(R.bits(p) for p in g.minimal_patterns), np.uint64),
+        cap=g.cap,
+        cells=np.uint64(R.bits(g.cells)),
+        below=below,
+        first_allowed=np.uint64(R.bits(g.first_allowed)),
+        gravity=g.gravity,
+    )
+
+
+class Subgame(NamedTuple):
+    """Every position reachable in play from (a0, b0) and its value: values[code] for the
+    position of ``code`` (decode), UNKNOWN where unreachable."""
+
+    a0: np.uint64
+    b0: np.uint64
+    free: np.ndarray  # int64: the empty cells of (a0, b0)
+    values: np.ndarray  # int8 per code: +1 / 0 / -1 for the first player, or UNKNOWN
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def ref_legal(a, b, cells, below, first_allowed):
+def ref_legal(a, b, rules):
     occupied = a | b
     legal = np.uint64(0)
     for c in range(64):
         bit = np.uint64(1) << np.uint64(c)
-        if cells & bit == 0 or occupied & bit != 0:
+        if rules.cells & bit == 0 or occupied & bit != 0:
             continue
-        if below[c] >= 0 and occupied & (np.uint64(1) << np.uint64(below[c])) == 0:
+        if rules.below[c] >= 0 and occupied & (np.uint64(1) << np.uint64(rules.below[c])) == 0:
             continue
         legal |= bit
     if occupied == 0:
-        legal &= first_allowed
+        legal &= rules.first_allowed
     return legal
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def ref_terminal(a, b, masks, cap, cells, below, first_allowed):
+def ref_terminal(a, b, rules):
     """+1 / -1 for a completed pattern, 0 for a draw (cap reached or no legal move), else 2."""
-    for m in masks:
+    for m in rules.masks:
         if a & m == m:
             return 1
-    for m in masks:
+    for m in rules.masks:
         if b & m == m:
             return -1
-    n = 0
-    x = a | b
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    if n >= cap or ref_legal(a, b, cells, below, first_allowed) == 0:
+    if popcount(a | b) >= rules.cap or ref_legal(a, b, rules) == 0:
         return 0
     return UNKNOWN
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def stones(x):
+def popcount(x):
     n = 0
     while x:
         x &= x - np.uint64(1)
@@ -110,24 +135,33 @@ def decode(a0, b0, free, code):
     return a, b
 
 
-@nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def solve_subgame(a0, b0, free, masks, cap, cells, below, first_allowed, values):
-    """Minimax value (first player's view) of every position reachable in play from (a0, b0),
-    into values[code] (code: sum over free[j] of 3^j times 1 for a first-player stone, 2 for a
-    second-player one). Full minimax with no cut-off, so every reachable position is valued;
-    the slots of unreachable positions stay UNKNOWN."""
-    k = free.shape[0]
+@nb.njit(cache=False)
+def powers_of_3(k):
+    """3^0 .. 3^k: the weight of each free cell in a position's code."""
     pow3 = np.ones(k + 1, np.int64)
     for j in range(1, k + 1):
         pow3[j] = pow3[j - 1] * 3
+    return pow3
+
+
+@nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
+def solve_subgame(sub, rules):
+    """Minimax value (first player's view) of every position reachable in play from (a0, b0),
+    into sub.values[code] (code: sum over free[j] of 3^j times 1 for a first-player stone, 2 for
+    a second-player one). Full minimax with no cut-off, so every reachable position is valued;
+    the slots of unreachable positions stay UNKNOWN."""
+    free = sub.free
+    values = sub.values
+    k = free.shape[0]
+    pow3 = powers_of_3(k)
     sa = np.zeros(k + 2, np.uint64)
     sb = np.zeros(k + 2, np.uint64)
     scode = np.zeros(k + 2, np.int64)
     snext = np.zeros(k + 2, np.int64)
     sbest = np.zeros(k + 2, np.int64)
     sp = 1
-    sa[0] = a0
-    sb[0] = b0
+    sa[0] = sub.a0
+    sb[0] = sub.b0
     snext[0] = -1
     while sp > 0:
         f = sp - 1
@@ -135,15 +169,15 @@ def solve_subgame(a0, b0, free, masks, cap, cells, below, first_allowed, values)
         b = sb[f]
         code = scode[f]
         if snext[f] < 0:
-            tv = ref_terminal(a, b, masks, cap, cells, below, first_allowed)
+            tv = ref_terminal(a, b, rules)
             if tv != UNKNOWN:
                 values[code] = tv
                 sp -= 1
                 continue
             snext[f] = 0
             sbest[f] = -2
-        first = stones(a) == stones(b)
-        legal = ref_legal(a, b, cells, below, first_allowed)
+        first = popcount(a) == popcount(b)
+        legal = ref_legal(a, b, rules)
         pushed = False
         while snext[f] < k:
             j = snext[f]
@@ -170,21 +204,20 @@ def solve_subgame(a0, b0, free, masks, cap, cells, below, first_allowed, values)
 
 
 def solve_positions(g, a0=0, b0=0):
-    """(free cells, values) of the subgame from (a0, b0) over the reference rules of g."""
-    masks, cap, below, first_allowed, cells = rules_arrays(g)
+    """The Subgame from (a0, b0) over the reference rules of g, every position valued."""
     free = np.array([c for c in sorted(g.cells) if not (a0 | b0) >> c & 1], np.int64)
-    values = np.full(3 ** len(free), UNKNOWN, np.int8)
-    solve_subgame(np.uint64(a0), np.uint64(b0), free, masks, cap, cells, below, first_allowed, values)
-    return free, values
+    sub = Subgame(np.uint64(a0), np.uint64(b0), free, np.full(3 ** len(free), UNKNOWN, np.int8))
+    solve_subgame(sub, rules_arrays(g))
+    return sub
 
 
 # ---------------------------------------------------------------- the certificate checker
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def certificate_ok(a, b, defender, pairs, n, masks, cells, gravity):
+def certificate_ok(a, b, defender, pairs, n, rules):
     """A kind-1 (pairing) certificate, checked as docs/book-format.md defines it."""
-    if gravity:
+    if rules.gravity:
         return False
     if defender != 1 and defender != 2:
         return False
@@ -197,12 +230,12 @@ def certificate_ok(a, b, defender, pairs, n, masks, cells, gravity):
             return False
         for c in (x, y):
             bit = np.uint64(1) << np.uint64(c)
-            if cells & bit == 0 or (a | b) & bit != 0 or used & bit != 0:
+            if rules.cells & bit == 0 or (a | b) & bit != 0 or used & bit != 0:
                 return False
             used |= bit
         pm[i] = (np.uint64(1) << np.uint64(x)) | (np.uint64(1) << np.uint64(y))
     defence = a if defender == 1 else b
-    for m in masks:
+    for m in rules.masks:
         if m & defence != 0:
             continue
         covered = False
@@ -217,30 +250,33 @@ def certificate_ok(a, b, defender, pairs, n, masks, cells, gravity):
 
 # ---------------------------------------------------------------- checking every decision
 
-CHECKS = [
-    "positions",  # positions valued (and checked)
-    "ongoing",  # of which the game is on
-    "pairing_first",  # pairings found with the first player defending
-    "pairing_second",
-    "bad_certificate",  # a pairing the checker rejects
-    "pairing_wrong",  # a pairing whose attacker wins in the reference
-    "forced_won",  # forced_moves: MOVER_WINS
-    "forced_lost",  # forced_moves: MOVER_LOSES
-    "forced_narrowed",  # forced_moves: UNDECIDED with fewer moves than legal
-    "forced_wrong",  # a forced_moves answer that contradicts the reference value
-    "dead_wrong",  # dead_cells differs from the definition
-    "dead_pruned",  # prune_dead dropped a move
-    "prune_wrong",  # prune_dead changed the value or left no move
-    "search_moves",  # moves moves_to_search keeps, summed
-    "legal_moves",  # legal moves, summed
-    "search_wrong",  # moves_to_search changed the value
-    "order_wrong",  # order_moves did not return the moves, or not a winning / blocking cell first
-    "threat_won",  # threat_sequence found a winning first move
-    "threat_wrong",  # ... whose child is not won for the mover in the reference
-    "not_least",  # positions valued but left out: not the least of their images (least_only)
-]
-C = {name: i for i, name in enumerate(CHECKS)}
-NOT_LEAST = C["not_least"]
+class Checks(NamedTuple):
+    """What check_subgame counted: decisions of each kind, and the wrong ones (each "*_wrong"
+    and bad_certificate must be 0)."""
+
+    positions: int  # positions valued (and checked)
+    ongoing: int  # of which the game is on
+    pairing_first: int  # pairings found with the first player defending
+    pairing_second: int
+    bad_certificate: int  # a pairing the checker rejects
+    pairing_wrong: int  # a pairing whose attacker wins in the reference
+    forced_won: int  # forced_moves: MOVER_WINS
+    forced_lost: int  # forced_moves: MOVER_LOSES
+    forced_narrowed: int  # forced_moves: UNDECIDED with fewer moves than legal
+    forced_wrong: int  # a forced_moves answer that contradicts the reference value
+    dead_wrong: int  # dead_cells differs from the definition
+    dead_pruned: int  # prune_dead dropped a move
+    prune_wrong: int  # prune_dead changed the value or left no move
+    search_moves: int  # moves moves_to_search keeps, summed
+    legal_moves: int  # legal moves, summed
+    search_wrong: int  # moves_to_search changed the value
+    order_wrong: int  # order_moves did not return the moves, or not a winning / blocking cell first
+    threat_won: int  # threat_sequence found a winning first move
+    threat_wrong: int  # ... whose child is not won for the mover in the reference
+    not_least: int  # positions valued but left out: not the least of their images (least_only)
+
+
+SLOT = Checks(*range(len(Checks._fields)))  # where check_subgame counts each check in its array
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
@@ -259,16 +295,16 @@ def best_over(moves, a, b, code, free, jof, pow3, values, first):
 
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
-def check_subgame(
-    a0, b0, free, masks, minimal, cap, cells, below, first_allowed, gravity, values, t, budget, counts, bad,
-    levels, tried, perms,
-):  # fmt: skip
-    """Every decision of pndb.games.patterns at every valued position, against the values; only at
-    those that are the least of their images under ``perms`` (least_image) when it has any."""
+def check_subgame(sub, rules, t, budget, perms, sequence_work, counts, bad):
+    """Every decision of pndb.games.patterns (``t``: the game's tables; ``budget``: the pairing
+    search's) at every valued position of the Subgame ``sub``, against its values; only at those
+    that are the least of their images under ``perms`` (least_image) when it has any. Counts into
+    ``counts`` (its slots: SLOT), the last wrong position into ``bad``."""
+    levels, tried = sequence_work
+    free = sub.free
+    values = sub.values
     k = free.shape[0]
-    pow3 = np.ones(k + 1, np.int64)
-    for j in range(1, k + 1):
-        pow3[j] = pow3[j - 1] * 3
+    pow3 = powers_of_3(k)
     jof = -np.ones(64, np.int64)
     for j in range(k):
         jof[free[j]] = j
@@ -278,27 +314,27 @@ def check_subgame(
         v = values[code]
         if v == UNKNOWN:
             continue
-        a, b = decode(a0, b0, free, code)
+        a, b = decode(sub.a0, sub.b0, free, code)
         if perms.shape[0] > 0 and not least_image(a, b, perms):
-            counts[NOT_LEAST] += 1
+            counts[SLOT.not_least] += 1
             continue
-        counts[0] += 1
+        counts[SLOT.positions] += 1
         for defender in (1, 2):
             n = P.find_pairing(a, b, t, defender, budget, pairs)
             if n >= 0:
-                counts[2 if defender == 1 else 3] += 1
-                if not certificate_ok(a, b, defender, pairs, n, masks, cells, gravity):
-                    counts[4] += 1
+                counts[SLOT.pairing_first if defender == 1 else SLOT.pairing_second] += 1
+                if not certificate_ok(a, b, defender, pairs, n, rules):
+                    counts[SLOT.bad_certificate] += 1
                     bad[0], bad[1] = a, b
                 if v == (-1 if defender == 1 else 1):
-                    counts[5] += 1
+                    counts[SLOT.pairing_wrong] += 1
                     bad[0], bad[1] = a, b
-        if ref_terminal(a, b, masks, cap, cells, below, first_allowed) != UNKNOWN:
+        if ref_terminal(a, b, rules) != UNKNOWN:
             continue
-        counts[1] += 1
-        first = stones(a) == stones(b)
+        counts[SLOT.ongoing] += 1
+        first = popcount(a) == popcount(b)
         mover_value = v if first else -v
-        legal = ref_legal(a, b, cells, below, first_allowed)
+        legal = ref_legal(a, b, rules)
         own = a if first else b
         opp = b if first else a
         # dead cells, from the definition: empty, and every pattern through it holds both colours
@@ -306,51 +342,51 @@ def check_subgame(
         dead = np.uint64(0)
         for c in range(64):
             bit = np.uint64(1) << np.uint64(c)
-            if cells & bit == 0 or (a | b) & bit != 0:
+            if rules.cells & bit == 0 or (a | b) & bit != 0:
                 continue
             is_dead = True
-            for m in minimal:
+            for m in rules.minimal:
                 if m & bit != 0 and (m & a == 0 or m & b == 0):
                     is_dead = False
             if is_dead:
                 dead |= bit
         if P.dead_cells(a, b, t) != dead:
-            counts[10] += 1
+            counts[SLOT.dead_wrong] += 1
             bad[0], bad[1] = a, b
         pruned = P.prune_dead(a, b, t, legal)
         if pruned != legal:
-            counts[11] += 1
+            counts[SLOT.dead_pruned] += 1
         if (
             pruned == 0
             or pruned & ~legal != 0
             or best_over(pruned, a, b, code, free, jof, pow3, values, first) != mover_value
         ):
-            counts[12] += 1
+            counts[SLOT.prune_wrong] += 1
             bad[0], bad[1] = a, b
         moves, verdict = P.forced_moves(a, b, t)
         wrong = moves == 0 or moves & ~legal != 0
         if verdict == P.MOVER_WINS:
-            counts[6] += 1
+            counts[SLOT.forced_won] += 1
             for c in range(64):  # each returned move completes one of the mover's patterns
                 bit = np.uint64(1) << np.uint64(c)
                 if (
                     moves & bit != 0
-                    and ref_terminal(own | bit, opp, masks, cap, cells, below, first_allowed) != 1
+                    and ref_terminal(own | bit, opp, rules) != 1
                 ):
                     wrong = True
         elif verdict == P.MOVER_LOSES:
-            counts[7] += 1
+            counts[SLOT.forced_lost] += 1
             wrong = wrong or moves != legal or mover_value != -1
         else:
             if moves != legal:
-                counts[8] += 1
+                counts[SLOT.forced_narrowed] += 1
             wrong = wrong or best_over(moves, a, b, code, free, jof, pow3, values, first) != mover_value
         if wrong:
-            counts[9] += 1
+            counts[SLOT.forced_wrong] += 1
             bad[0], bad[1] = a, b
         moves, verdict = P.moves_to_search(a, b, t)
-        counts[13] += stones(moves)
-        counts[14] += stones(legal)
+        counts[SLOT.search_moves] += popcount(moves)
+        counts[SLOT.legal_moves] += popcount(legal)
         if verdict == P.UNDECIDED:
             wrong = moves == 0 or moves & ~legal != 0
             wrong = wrong or best_over(moves, a, b, code, free, jof, pow3, values, first) != mover_value
@@ -359,7 +395,7 @@ def check_subgame(
                 verdict == P.MOVER_LOSES and mover_value != -1
             )
         if wrong:
-            counts[15] += 1
+            counts[SLOT.search_wrong] += 1
             bad[0], bad[1] = a, b
         # ordering: the moves themselves; a winning cell first, else a blocking one if any
         n = P.order_moves(a, b, t, legal, order)
@@ -372,29 +408,29 @@ def check_subgame(
             bit = np.uint64(1) << np.uint64(c)
             if legal & bit == 0:
                 continue
-            if ref_terminal(own | bit, opp, masks, cap, cells, below, first_allowed) == 1:
+            if ref_terminal(own | bit, opp, rules) == 1:
                 wins |= bit
-            if ref_terminal(opp | bit, own, masks, cap, cells, below, first_allowed) == 1:
+            if ref_terminal(opp | bit, own, rules) == 1:
                 blocks |= bit
         head = np.uint64(1) << np.uint64(order[0])
         misordered = (wins != 0 and head & wins == 0) or (wins == 0 and blocks != 0 and head & blocks == 0)
-        if got != legal or n != stones(legal) or misordered:
-            counts[16] += 1
+        if got != legal or n != popcount(legal) or misordered:
+            counts[SLOT.order_wrong] += 1
             bad[0], bad[1] = a, b
         # threat sequences, where threat_sequence may be asked: no win now, no opponent threat,
         # no gravity
         if wins == 0 and blocks == 0 and t.gravity[0] == 0:
             m = P.threat_sequence(
-                own, opp, stones(a | b), P.MAX_THREAT_DEPTH, levels, tried, t.cell_mask[0],
+                own, opp, popcount(a | b), P.MAX_THREAT_DEPTH, levels, tried, t.cell_mask[0],
                 t.first_forbidden[0], t.disc_cap[0], t.win_masks, t.masks_by_cell, t.mask_counts,
             )  # fmt: skip
             if m >= 0:
-                counts[17] += 1
+                counts[SLOT.threat_won] += 1
                 child = UNKNOWN
                 if legal & (np.uint64(1) << np.uint64(m)) != 0:
                     child = values[code + pow3[jof[m]] * (1 if first else 2)]
                 if child == UNKNOWN or (child if first else -child) != 1:
-                    counts[18] += 1
+                    counts[SLOT.threat_wrong] += 1
                     bad[0], bad[1] = a, b
 
 
@@ -404,21 +440,24 @@ def cell_permutations(g):
     return np.array([[p[i] if i < len(p) else i for i in range(64)] for p in g.symmetries], np.int64)
 
 
-def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET, least_only=False):
-    """Counts of check_subgame as a dict; asserts that nothing contradicts the reference.
-    ``least_only``: check only the positions that are the least of their images."""
-    masks, cap, below, first_allowed, cells = rules_arrays(g)
-    minimal = np.array(sorted(R.bits(p) for p in g.minimal_patterns), np.uint64)
-    counts = np.zeros(len(CHECKS), np.int64)
+def check_all(spec, g, sub, least_only=False):
+    """The Checks of check_subgame on the Subgame ``sub`` of ``spec`` (``g``: its reference
+    game); asserts that nothing contradicts the reference. ``least_only``: check only the
+    positions that are the least of their images."""
+    counts = np.zeros(len(Checks._fields), np.int64)
     bad = np.zeros(2, np.uint64)
-    levels, tried = P.new_sequence_work()
     check_subgame(
-        np.uint64(a0), np.uint64(b0), free, masks, minimal, cap, cells, below, first_allowed, g.gravity,
-        values, load_game(spec).tables, budget, counts, bad, levels, tried,
-        cell_permutations(g) if least_only else np.zeros((0, 64), np.int64),
-    )  # fmt: skip
-    out = dict(zip(CHECKS, (int(x) for x in counts)))
-    wrong = {k: n for k, n in out.items() if k.endswith("wrong") or k == "bad_certificate"}
+        sub=sub,
+        rules=rules_arrays(g),
+        t=load_game(spec).tables,
+        budget=P.PAIRING_BUDGET,
+        perms=cell_permutations(g) if least_only else np.zeros((0, 64), np.int64),
+        sequence_work=P.new_sequence_work(),
+        counts=counts,
+        bad=bad,
+    )
+    out = Checks(*(int(x) for x in counts))
+    wrong = {k: n for k, n in out._asdict().items() if k.endswith("wrong") or k == "bad_certificate"}
     assert not any(wrong.values()), (wrong, R.cells_of(int(bad[0])), R.cells_of(int(bad[1])))
     return out
 
@@ -428,22 +467,21 @@ def check_all(spec, g, free, values, a0=0, b0=0, budget=P.PAIRING_BUDGET, least_
 
 def test_solver_agrees_with_reference_minimax():
     """The exhaustive solver used below values positions as reference.minimax does."""
-    g = R.ref_game("tictactoe")
-    free, values = solve_positions(g)
+    g = ref("tictactoe")
+    sub = solve_positions(g)
     positions = R.enumerate_positions(g)
     seen = 0
     for a, b in positions:
-        code = sum(3**j * (1 if a >> c & 1 else 2 if b >> c & 1 else 0) for j, c in enumerate(free))
-        assert values[code] == R.minimax(g, a, b)
+        code = sum(3**j * (1 if a >> c & 1 else 2 if b >> c & 1 else 0) for j, c in enumerate(sub.free))
+        assert sub.values[code] == R.minimax(g, a, b)
         seen += 1
-    assert seen == 5478 == int(np.count_nonzero(values != UNKNOWN))
+    assert seen == 5478 == int(np.count_nonzero(sub.values != UNKNOWN))
     rng = random.Random(7)
     for spec, empties in (("mnk:4,4,4", 9), ("connect4:4x4", 9), ("qango6", 9), ("qango7", 12)):
-        g = R.ref_game(spec)
+        g = ref(spec)
         for _ in range(3):
             a, b = random_position(g, rng, empties)
-            free, values = solve_positions(g, a, b)
-            assert values[0] == R.minimax(g, a, b), (spec, a, b)
+            assert solve_positions(g, a, b).values[0] == R.minimax(g, a, b), (spec, a, b)
 
 
 def random_position(g, rng, empties):
@@ -463,19 +501,20 @@ def test_every_position_of_small_boards(spec):
     """Every reachable position that is the least of its images (the searches ask the game's
     knowledge at canonical keys only; random endgames below check positions in any orientation):
     pairings, dead cells, forced moves, pruned move sets, order, threat sequences."""
-    g = R.ref_game(spec)
-    free, values = solve_positions(g)
+    g = ref(spec)
+    sub = solve_positions(g)
+    valued = int(np.count_nonzero(sub.values != UNKNOWN))
     if spec == "tictactoe":
-        assert int(np.count_nonzero(values != UNKNOWN)) == 5478
-    out = check_all(spec, g, free, values, least_only=True)
+        assert valued == 5478
+    out = check_all(spec, g, sub, least_only=True)
     print(spec, out)
-    assert out["positions"] + out["not_least"] == int(np.count_nonzero(values != UNKNOWN))
-    assert out["not_least"] > 0
-    assert out["forced_won"] and out["forced_narrowed"]
+    assert out.positions + out.not_least == valued
+    assert out.not_least > 0
+    assert out.forced_won and out.forced_narrowed
     if g.gravity:  # no pairing, no dead-cell pruning under gravity (threat sequences are not asked)
-        assert out["pairing_first"] == out["pairing_second"] == out["dead_pruned"] == 0
+        assert out.pairing_first == out.pairing_second == out.dead_pruned == 0
     else:
-        assert out["pairing_first"] and out["pairing_second"] and out["dead_pruned"] and out["threat_won"]
+        assert out.pairing_first and out.pairing_second and out.dead_pruned and out.threat_won
 
 
 ENDGAMES = [
@@ -491,22 +530,18 @@ ENDGAMES = [
 def test_random_endgames(spec, empties, roots):
     """Every position of the endgames of random games (``empties`` empty cells at the root):
     the same checks as on the small boards. qango7 has a disc cap of 40: the root has 34 stones."""
-    g = R.ref_game(spec)
+    g = ref(spec)
     rng = random.Random(spec)
-    total = dict.fromkeys(CHECKS, 0)
-    for _ in range(roots):
-        a, b = random_position(g, rng, empties)
-        free, values = solve_positions(g, a, b)
-        for key, n in check_all(spec, g, free, values, a, b).items():
-            total[key] += n
+    checks = [check_all(spec, g, solve_positions(g, *random_position(g, rng, empties))) for _ in range(roots)]
+    total = Checks(*map(sum, zip(*checks)))
     print(spec, total)
-    assert total["positions"] >= 1000
+    assert total.positions >= 1000
     assert (
-        total["pairing_first"]
-        and total["pairing_second"]
-        and total["dead_pruned"]
-        and total["forced_narrowed"]
-        and (total["threat_won"] or spec == "qango7")  # qango7: the disc cap is too near for one
+        total.pairing_first
+        and total.pairing_second
+        and total.dead_pruned
+        and total.forced_narrowed
+        and (total.threat_won or spec == "qango7")  # qango7: the disc cap is too near for one
     )
 
 
@@ -522,8 +557,8 @@ def test_known_pairing_five_in_a_row():
 @pytest.mark.parametrize("spec", ["mnk:5,5,4", "qango6", "qango7plus", "mnk:7,7,5", "connect4"])
 def test_pairings_midgame_are_valid_certificates(spec):
     """On random positions at every stage, each pairing found passes the certificate checker."""
-    g = R.ref_game(spec)
-    masks, _, _, _, cells = rules_arrays(g)
+    g = ref(spec)
+    rules = rules_arrays(g)
     game = load_game(spec)
     rng = random.Random(1)
     found = 0
@@ -534,16 +569,14 @@ def test_pairings_midgame_are_valid_certificates(spec):
             if p.found:
                 found += 1
                 pairs = np.array(p.pairs, np.int64).reshape(-1, 2)
-                assert certificate_ok(
-                    np.uint64(a), np.uint64(b), defender, pairs, len(pairs), masks, cells, g.gravity
-                )
+                assert certificate_ok(np.uint64(a), np.uint64(b), defender, pairs, len(pairs), rules)
     assert (found == 0) if g.gravity else found > 10
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "mnk:5,5,4", "qango6:castle", "qango7plus", "connect4"])
 def test_pattern_graph_against_definition(spec):
     """Live patterns, dead cells and components against a plain reading of the definitions."""
-    g = R.ref_game(spec)
+    g = ref(spec)
     game = load_game(spec)
     pats = [R.bits(p) for p in g.minimal_patterns]
     rng = random.Random(3)
@@ -584,7 +617,7 @@ def test_searched_moves_order():
 def test_pairing_speed_and_rate():
     """How often pairings are found on random positions of each stage, and how fast."""
     for spec in ("mnk:5,5,4", "qango6", "qango7plus"):
-        g = R.ref_game(spec)
+        g = ref(spec)
         game = load_game(spec)
         rng = random.Random(5)
         positions = [random_position(g, rng, rng.randrange(2, len(g.cells) - 1)) for _ in range(500)]

@@ -19,43 +19,40 @@ import subprocess
 import time
 
 import lmdb
-import numpy as np
 import pytest
 import reference as R
-from conftest import PNDB, first_moves, inner_evaluator, key_of, run_process, run_search, split_key
-from conftest import wait_for_checkpoints
-from conftest import cli as in_process
+from conftest import (
+    PNDB,
+    REF_NAME,
+    assert_user_error,
+    canonical,
+    cli,
+    first_moves,
+    inner_evaluator,
+    key_of,
+    ref,
+    run_process,
+    run_search,
+    split_key,
+    wait_for_checkpoints,
+)
 
-from pndb import cli
-from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.integrity import check_store
 from pndb.store import NODE, open_for_game
 from pndb.contracts import LeafProofs, LeafResult
 from pndb.values import EVALUATED, EXPANDED, INF, TERMINAL, THRESHOLDS, Node, Status, combine
 
-REF_NAME = {+1: "first-wins", 0: "draw", -1: "second-wins"}
 S, D, F = 0, 1, 2  # the outcome order of the stored intervals
 REF_OUTCOME = {R.FIRST_WON: (F, F), R.SECOND_WON: (S, S), R.DRAW: (D, D)}
 
-# The outer search alone: many small checkpoints, the most to lose in a crash.
-OUTER_ONLY = ["--inner-nodes", "0"] if any(p.name == "inner_nodes" for p in cli.solve.params) else []
-# A solve of several seconds with the outer search alone and no knowledge (about 3 s here; 8780
-# expansions; with Allis' rules it takes 1.3 s, too short for a signal to land reliably).
-CRASH_GAME = ["connect4:5x4", "--moves", "333", "--no-knowledge"]
+# The outer search alone (many small checkpoints, the most to lose in a crash) and no knowledge:
+# a solve of several seconds (about 3 s here; 8780 expansions; with Allis' rules it takes 1.3 s,
+# too short for a signal to land reliably).
+CRASH_GAME = ["connect4:5x4", "--moves", "333", "--no-knowledge", "--inner-nodes", "0"]
 # A solve that cannot end within any test (the outer search alone on a game it cannot solve).
 ENDLESS_GAME = ["qango7", "--inner-nodes", "0"]
 CRASH_CELLS = [2, 2, 2]  # the same moves as 0-based columns, for the reference
-
-
-_refs = {}
-
-
-def ref(spec):
-    """One reference game per spec for the session (its minimax memo is kept)."""
-    if spec not in _refs:
-        _refs[spec] = R.ref_game(spec)
-    return _refs[spec]
 
 
 def ref_after_columns(spec, columns):
@@ -67,34 +64,19 @@ def ref_after_columns(spec, columns):
 
 
 def root_key(game, a, b):
-    ka, kb, _ = K.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
-    return key_of(ka, kb)
-
-
-run = in_process  # commands run in-process unless a test needs a process of their own
+    return key_of(*canonical(game, a, b))
 
 
 def status_json(db):
-    p = run("status", "--json", db)
+    p = cli("status", "--json", db)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 
 
 def assert_check_clean(db):
-    p = run("check", db)
+    p = cli("check", db)
     assert p.returncode == 0, f"pndb check failed ({p.returncode}):\n{p.stdout}{p.stderr}"
     assert "consistent" in p.stdout
-
-
-def assert_user_error(p, *words):
-    """Exit 2, one line on stderr that names the problem, no traceback."""
-    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr + p.stdout
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1, p.stderr
-    for w in words:
-        assert w.lower() in lines[0].lower(), (w, lines[0])
-    return lines[0]
 
 
 def stored_nodes(db_path):
@@ -352,7 +334,7 @@ def test_search_runs_with_any_evaluator_and_owns_its_budgets(tmp_path, spec, sch
 
 def test_cli_tictactoe_draw(tmp_path):
     db = tmp_path / "ttt"
-    p = run("solve", "tictactoe", "--db", db, "--quiet")
+    p = cli("solve", "tictactoe", "--db", db, "--quiet")
     assert p.returncode == 0, p.stderr
     assert "(draw)" in p.stdout
     info = status_json(db)
@@ -362,7 +344,7 @@ def test_cli_tictactoe_draw(tmp_path):
     assert info["db_bytes"] > 0
     assert_check_clean(db)
     # solving again is a no-op that reports the same value
-    p = run("solve", "tictactoe", "--db", db, "--quiet")
+    p = cli("solve", "tictactoe", "--db", db, "--quiet")
     assert p.returncode == 0 and "(draw)" in p.stdout
 
 
@@ -375,7 +357,7 @@ def test_cli_solve_after_moves(tmp_path):
         for i in range(0, len(moves), 2):
             a, b = R.play(g, a, b, R.cell_index(moves[i : i + 2], 3))
         want = REF_NAME[R.minimax(g, a, b)]
-        p = run("solve", "tictactoe", "--moves", moves, "--db", db, "--quiet", *OUTER_ONLY)
+        p = cli("solve", "tictactoe", "--moves", moves, "--db", db, "--quiet", "--inner-nodes", "0")
         assert p.returncode == 0, p.stderr
         assert f"({want})" in p.stdout, (moves, p.stdout)
         info = status_json(db)
@@ -385,9 +367,9 @@ def test_cli_solve_after_moves(tmp_path):
 
 
 def test_cli_qango6_first_player_wins(tmp_path):
-    """Qango 6 without an opening rule: the first player wins (games.md)."""
+    """Qango 6 without an opening rule: the first player wins (docs/games.md)."""
     db = tmp_path / "q6"
-    p = run("solve", "qango6", "--db", db, "--target", "first-wins", "--quiet")
+    p = cli("solve", "qango6", "--db", db, "--target", "first-wins", "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "(first-wins)" in p.stdout
     info = status_json(db)
@@ -404,7 +386,7 @@ def test_cli_qango6_first_player_wins(tmp_path):
 def crash_value(tmp_path_factory):
     """The value and expansion count of an uninterrupted run of CRASH_GAME (outer search only)."""
     db = tmp_path_factory.mktemp("uninterrupted") / "db"
-    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+    p = cli("solve", *CRASH_GAME, "--db", db, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     info = status_json(db)
     want = REF_NAME[R.minimax(ref("connect4:5x4"), *ref_after_columns("connect4:5x4", CRASH_CELLS))]
@@ -415,9 +397,9 @@ def crash_value(tmp_path_factory):
 def test_sigkill_at_random_moments_then_resume(tmp_path, crash_value):
     db = tmp_path / "db"
     # checkpoints five times a second: the kills below fit into the solve on a fast machine too
-    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--quiet", *OUTER_ONLY, "--checkpoint-seconds", "0.2"]
+    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--quiet", "--checkpoint-seconds", "0.2"]
     # create the database with a first small step, so that every kill below hits a real DB
-    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", "--max-nodes", "50", *OUTER_ONLY)
+    p = cli("solve", *CRASH_GAME, "--db", db, "--quiet", "--max-nodes", "50")
     assert p.returncode == 3, p.stdout + p.stderr
     rng = random.Random()
     seed = rng.randrange(1 << 30)
@@ -448,7 +430,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path, crash_value):
             break
     assert kills >= 2, f"only {kills} kills landed (seed {seed})"
     assert sum(progress) > 0, f"no kill landed after a checkpoint of the search (seed {seed})"
-    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+    p = cli("solve", *CRASH_GAME, "--db", db, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"({crash_value['result']})" in p.stdout
     info = status_json(db)
@@ -463,7 +445,7 @@ def test_sigkill_with_inner_solver_then_resume(tmp_path):
     """Kills while the inner solver is working (default settings) leave a consistent DB too."""
     db = tmp_path / "db"
     cmd = [PNDB, "solve", "connect4:5x4", "--db", str(db), "--quiet"]
-    p = run("solve", "connect4:5x4", "--db", db, "--quiet", "--max-nodes", "1")
+    p = cli("solve", "connect4:5x4", "--db", db, "--quiet", "--max-nodes", "1")
     assert p.returncode in (0, 3), p.stdout + p.stderr
     rng = random.Random()
     for _ in range(3):
@@ -474,7 +456,7 @@ def test_sigkill_with_inner_solver_then_resume(tmp_path):
         proc.kill()
         proc.wait()
         assert_check_clean(db)
-    p = run("solve", "connect4:5x4", "--db", db, "--quiet")
+    p = cli("solve", "connect4:5x4", "--db", db, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     want = REF_NAME[0]  # Connect Four 5x4 is a draw: tests/reference.py and the literature agree
     assert f"({want})" in p.stdout
@@ -486,7 +468,7 @@ def test_sigkill_with_inner_solver_then_resume(tmp_path):
 def test_interrupt_stops_cleanly_and_resumes(tmp_path, crash_value, sig):
     db = tmp_path / "db"
     # checkpoints five times a second: the signal lands early in the solve, whatever the machine
-    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), *OUTER_ONLY, "--checkpoint-seconds", "0.2"]
+    cmd = [PNDB, "solve", *CRASH_GAME, "--db", str(db), "--checkpoint-seconds", "0.2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_checkpoints(db, 1)
@@ -504,7 +486,7 @@ def test_interrupt_stops_cleanly_and_resumes(tmp_path, crash_value, sig):
     assert status_json(db)["expansions"] > 0
     if sig != signal.SIGINT:
         return  # resuming after SIGINT below covers the rest
-    p = run("solve", *CRASH_GAME, "--db", db, "--quiet", *OUTER_ONLY)
+    p = cli("solve", *CRASH_GAME, "--db", db, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"({crash_value['result']})" in p.stdout
     after = status_json(db)
@@ -518,10 +500,10 @@ def test_interrupt_stops_cleanly_and_resumes(tmp_path, crash_value, sig):
 
 def test_db_of_another_game_is_refused(tmp_path):
     db = tmp_path / "db"
-    assert run("solve", "tictactoe", "--db", db, "--quiet").returncode == 0
+    assert cli("solve", "tictactoe", "--db", db, "--quiet").returncode == 0
     before = (db / "data.mdb").read_bytes()
     for other in ["mnk:4,3,3", "connect4:4x4", "qango6:castle"]:
-        p = run("solve", other, "--db", db, "--quiet")
+        p = cli("solve", other, "--db", db, "--quiet")
         assert_user_error(p, "mnk:3,3,3")
     assert (db / "data.mdb").read_bytes() == before
     assert status_json(db)["game"] == "mnk:3,3,3"
@@ -533,7 +515,7 @@ def test_second_concurrent_solve_is_refused(tmp_path):
     first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_checkpoints(db, 1)
-        p = run("solve", *ENDLESS_GAME, "--db", db, "--quiet")
+        p = cli("solve", *ENDLESS_GAME, "--db", db, "--quiet")
         assert first.poll() is None, "the first solve cannot end by itself"
         assert_user_error(p, "another")
         # readers may read while a solve writes
@@ -549,29 +531,29 @@ def test_second_concurrent_solve_is_refused(tmp_path):
 
 def test_limits_stop_and_resume(tmp_path, crash_value):
     db = tmp_path / "db"
-    base = ["solve", *CRASH_GAME, "--db", db, *OUTER_ONLY]
-    p = run(*base, "--max-nodes", "300")
+    base = ["solve", *CRASH_GAME, "--db", db]
+    p = cli(*base, "--max-nodes", "300")
     assert p.returncode == 3, p.stdout + p.stderr
     assert "run the same command again to resume" in p.stdout
     assert status_json(db)["expansions"] == 300
-    p = run(*base, "--max-nodes", "300")
+    p = cli(*base, "--max-nodes", "300")
     assert p.returncode == 3
     assert status_json(db)["expansions"] == 600
     assert_check_clean(db)
-    p = run(*base, "--max-seconds", "0.5")
+    p = cli(*base, "--max-seconds", "0.5")
     assert p.returncode == 3, p.stdout + p.stderr
     assert "run the same command again to resume" in p.stdout
     info = status_json(db)
     assert info["expansions"] > 600
     assert info["checkpoints"] >= 3
     assert_check_clean(db)
-    p = run(*base, "--quiet")
+    p = cli(*base, "--quiet")
     assert p.returncode == 0, p.stdout + p.stderr
     info = status_json(db)
     assert info["result"] == crash_value["result"]
     assert info["expansions"] == crash_value["expansions"]
     # a solved DB stays solved: more limits change nothing
-    p = run(*base, "--max-nodes", "1", "--quiet")
+    p = cli(*base, "--max-nodes", "1", "--quiet")
     assert p.returncode == 0 and f"({crash_value['result']})" in p.stdout
     assert status_json(db)["expansions"] == crash_value["expansions"]
 
@@ -601,7 +583,7 @@ def test_limits_stop_and_resume(tmp_path, crash_value):
 )
 def test_solve_rejects_bad_moves(tmp_path, game, moves, words):
     db = tmp_path / "db"
-    p = run("solve", game, "--moves", moves, "--db", db, "--quiet")
+    p = cli("solve", game, "--moves", moves, "--db", db, "--quiet")
     assert_user_error(p, *words)
     assert not (db / "data.mdb").exists()
 
@@ -611,7 +593,7 @@ def test_solve_rejects_bad_moves(tmp_path, game, moves, words):
 )
 def test_solve_rejects_unknown_games(tmp_path, game):
     db = tmp_path / "db"
-    assert_user_error(run("solve", game, "--db", db, "--quiet"))
+    assert_user_error(cli("solve", game, "--db", db, "--quiet"))
     assert not (db / "data.mdb").exists()
 
 
@@ -657,15 +639,15 @@ def scribble_nodes_page(db):
 
 @pytest.mark.parametrize("command", ["status", "check"])
 def test_status_and_check_refuse_what_is_no_database(tmp_path, command, solved_db):
-    assert_user_error(run(command, tmp_path / "missing"))
+    assert_user_error(cli(command, tmp_path / "missing"))
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert_user_error(run(command, empty))
+    assert_user_error(cli(command, empty))
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("not a database\n")
-    assert_user_error(run(command, other))
-    assert_user_error(run(command, other / "notes.txt"))
+    assert_user_error(cli(command, other))
+    assert_user_error(cli(command, other / "notes.txt"))
     garbage = tmp_path / "garbage"
     garbage.mkdir()
     (garbage / "data.mdb").write_bytes(random.Random(1).randbytes(64 * 1024))
@@ -730,7 +712,7 @@ def expanded_non_root(db):
 
 
 def expect_inconsistent(db):
-    p = run("check", db)
+    p = cli("check", db)
     assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
     assert "INCONSISTENT" in p.stderr
     assert "Traceback" not in p.stderr
@@ -753,7 +735,7 @@ def test_check_finds_wrong_interval(solved_db):
 def test_check_finds_wrong_proof_number(tmp_path):
     # an unsolved DB, so that expanded nodes carry real pn/dn
     db = tmp_path / "db"
-    assert run("solve", *CRASH_GAME, "--db", db, "--max-nodes", "200", "--quiet", *OUTER_ONLY).returncode == 3
+    assert cli("solve", *CRASH_GAME, "--db", db, "--max-nodes", "200", "--quiet").returncode == 3
     nodes = stored_nodes(db)
     key, rec = next(
         (k, r) for k, r in nodes.items() if r[2] & EXPANDED and r[0] != r[1] and 0 < r[4] < 1 << 40

@@ -10,22 +10,18 @@ The inner search with them on is tested at the end (and, on by default, by every
 
 import dataclasses
 import random
-from functools import cache
 
 import numpy as np
 import pytest
 import reference as R
+from conftest import ref
+
 from pndb import inner
 from pndb.games import load_game
 from pndb.games import kernels as K
 from pndb.games import patterns as P
 
 DEPTH = 5  # attacker moves: deeper than the search's default, to reach more claims
-
-
-@cache
-def ref(spec):
-    return R.ref_game(spec)
 
 
 def quiet(g, a, b):

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import verify_books
 import zstandard
+from conftest import minimax
 from verify_books import (
     DRAW,
     FIRST,
@@ -41,7 +42,6 @@ from verify_books import (
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 sys.path.insert(0, str(TOOLS))
 import verify  # noqa: E402
-import reference  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -59,17 +59,13 @@ def c4():
     return Solved(connect4(4, 4))
 
 
-def run(path):
-    return verify.verify_file(str(path))
-
-
 # --------------------------------------------------------------------------------------------
 # Honest books verify
 # --------------------------------------------------------------------------------------------
 
 
 def test_reference_values(ttt, m433, c4):
-    """The independent minimax agrees with games.md, and fixes the value of mnk:4,3,3."""
+    """The independent minimax agrees with docs/games.md, and fixes the value of mnk:4,3,3."""
     assert ttt.value == DRAW
     assert m433.value == FIRST
     assert c4.value == DRAW
@@ -79,7 +75,7 @@ def test_reference_values(ttt, m433, c4):
 def test_honest_books_verify(which, request, tmp_path, capsys):
     s = request.getfixturevalue(which)
     p = write(tmp_path, f"{which}.pnbook", s.bytes())
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 0, rep.message
     assert rep.ok and rep.positions > 0
     assert verify.main([str(p)]) == 0
@@ -92,10 +88,10 @@ def test_book_from_a_start_position(tmp_path):
     s = Solved(mnk(3, 3, 3), start_cells=(4, 0))  # b2 a1: still a draw
     assert s.value == DRAW
     p = write(tmp_path, "b.pnbook", s.bytes())
-    assert run(p).exit_code == 0
+    assert verify.verify_file(p).exit_code == 0
     # start bitboards that are not the position after the moves
     p = write(tmp_path, "c.pnbook", s.bytes(header_patch=lambda h: h["start"].update(second=2)))
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 2 and "start" in rep.message
 
 
@@ -106,13 +102,13 @@ def test_custom_game_with_first_move_restriction(tmp_path):
     g = Game("file:nocentre.json", 3, 3, base.patterns, base.symmetries, forbidden=[4])
     s = Solved(g)
     p = write(tmp_path, "nc.pnbook", s.bytes())
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 0, rep.message
     # a book whose first move is the forbidden centre
     ((key, (m, v)),) = [(k, r) for k, r in s.recs.items() if k == (0, 0)]
     recs = dict(s.recs)
     recs[key] = (4, v)
-    rep = run(write(tmp_path, "nc2.pnbook", s.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "nc2.pnbook", s.bytes(recs)))
     assert rep.exit_code == 1
     assert "illegal book move" in rep.message and "forbidden" in rep.message
 
@@ -122,8 +118,8 @@ def test_second_player_win_book(tmp_path):
     g = Game("file:middle.json", 3, 1, [[1]], [[0, 1, 2], [2, 1, 0]], forbidden=[1])
     s = Solved(g)
     assert s.value == SECOND
-    assert run(write(tmp_path, "m.pnbook", s.bytes())).exit_code == 0
-    rep = run(write(tmp_path, "n.pnbook", s.bytes(value=FIRST)))
+    assert verify.verify_file(write(tmp_path, "m.pnbook", s.bytes())).exit_code == 0
+    rep = verify.verify_file(write(tmp_path, "n.pnbook", s.bytes(value=FIRST)))
     assert rep.exit_code == 1
 
 
@@ -141,7 +137,7 @@ def test_removed_record_is_reported_as_a_line(which, request, tmp_path):
     )
     key = deep[len(deep) // 2]
     recs = {k: v for k, v in s.recs.items() if k != key}
-    rep = run(write(tmp_path, "hole.pnbook", s.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "hole.pnbook", s.bytes(recs)))
     assert rep.exit_code == 1
     assert "no record" in rep.message
     assert rep.hole and len(rep.hole) >= 2
@@ -164,7 +160,7 @@ def test_changed_move_that_loses_the_value(m433, tmp_path):
             break
     recs = dict(s.recs)
     recs[key] = (bad[0], v)
-    rep = run(write(tmp_path, "lose.pnbook", s.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "lose.pnbook", s.bytes(recs)))
     assert rep.exit_code == 1
     assert rep.hole is not None
     assert any(w in rep.message for w in ("line ends in", "no record", "contradicts"))
@@ -176,7 +172,7 @@ def test_changed_move_that_is_illegal(ttt, tmp_path):
     occupied = (key[0] | key[1]).bit_length() - 1
     recs = dict(s.recs)
     recs[key] = (occupied, recs[key][1])
-    rep = run(write(tmp_path, "ill.pnbook", s.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "ill.pnbook", s.bytes(recs)))
     assert rep.exit_code == 1
     assert "illegal book move" in rep.message and "occupied" in rep.message
 
@@ -184,20 +180,20 @@ def test_changed_move_that_is_illegal(ttt, tmp_path):
 def test_no_move_stored(ttt, tmp_path):
     recs = dict(ttt.recs)
     recs[(0, 0)] = (255, recs[(0, 0)][1])
-    rep = run(write(tmp_path, "nm.pnbook", ttt.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "nm.pnbook", ttt.bytes(recs)))
     assert rep.exit_code == 1 and "no move" in rep.message
 
 
 @pytest.mark.parametrize("claim", [FIRST, SECOND])
 def test_draw_book_claiming_a_win(ttt, tmp_path, claim):
-    rep = run(write(tmp_path, "v.pnbook", ttt.bytes(value=claim)))
+    rep = verify.verify_file(write(tmp_path, "v.pnbook", ttt.bytes(value=claim)))
     assert rep.exit_code == 1
     assert "contradicts claim" in rep.message or "line ends in" in rep.message
 
 
 def test_win_book_claiming_a_draw(m433, tmp_path):
     """A draw claim needs the second player's strategy too, which a win book does not hold."""
-    rep = run(write(tmp_path, "v.pnbook", m433.bytes(value=DRAW)))
+    rep = verify.verify_file(write(tmp_path, "v.pnbook", m433.bytes(value=DRAW)))
     assert rep.exit_code == 1
     assert "second player" in rep.message
 
@@ -206,13 +202,13 @@ def test_record_value_contradicting_the_claim(m433, tmp_path):
     recs = dict(m433.recs)
     key = sorted(recs)[len(recs) // 2]
     recs[key] = (recs[key][0], 2)  # second-wins on the first player's winning line
-    rep = run(write(tmp_path, "c.pnbook", m433.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "c.pnbook", m433.bytes(recs)))
     assert rep.exit_code == 1
     assert "record value contradicts claim" in rep.message and "second-wins" in rep.message
 
 
 def test_partial_book(ttt, tmp_path):
-    rep = run(write(tmp_path, "p.pnbook", ttt.bytes(partial=True)))
+    rep = verify.verify_file(write(tmp_path, "p.pnbook", ttt.bytes(partial=True)))
     assert rep.exit_code == 1 and "not a complete proof" in rep.message
 
 
@@ -229,7 +225,7 @@ def test_win_pattern_removed_or_added(ttt, tmp_path):
         h["rules"]["win_patterns"].append([0, 4, 5])
 
     for patch, word in ((drop, "missing"), (add, "not in the game")):
-        rep = run(write(tmp_path, "r.pnbook", ttt.bytes(header_patch=patch)))
+        rep = verify.verify_file(write(tmp_path, "r.pnbook", ttt.bytes(header_patch=patch)))
         assert rep.exit_code == 1
         assert "win patterns differ from mnk:3,3,3" in rep.message and word in rep.message
 
@@ -239,12 +235,12 @@ def test_redundant_superset_pattern_is_not_a_difference(ttt, tmp_path):
         h["rules"]["win_patterns"].append([0, 1, 2, 5])  # contains a1 b1 c1: never completes first
 
     # it is not symmetric, but it is dropped before the symmetries are checked
-    rep = run(write(tmp_path, "r.pnbook", ttt.bytes(header_patch=add)))
+    rep = verify.verify_file(write(tmp_path, "r.pnbook", ttt.bytes(header_patch=add)))
     assert rep.exit_code == 0, rep.message
 
 
 def test_other_rule_changes(ttt, c4, tmp_path):
-    rep = run(
+    rep = verify.verify_file(
         write(
             tmp_path,
             "a.pnbook",
@@ -252,15 +248,18 @@ def test_other_rule_changes(ttt, c4, tmp_path):
         )
     )
     assert rep.exit_code == 1 and "first-move restriction" in rep.message
-    rep = run(write(tmp_path, "b.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(disc_cap=6))))
+    book = write(tmp_path, "b.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(disc_cap=6)))
+    rep = verify.verify_file(book)
     assert rep.exit_code == 1 and "disc cap" in rep.message
-    rep = run(write(tmp_path, "c.pnbook", c4.bytes(header_patch=lambda h: h["rules"].update(gravity=False))))
+    book = write(tmp_path, "c.pnbook", c4.bytes(header_patch=lambda h: h["rules"].update(gravity=False)))
+    rep = verify.verify_file(book)
     assert rep.exit_code == 1 and "gravity" in rep.message
-    rep = run(
+    rep = verify.verify_file(
         write(tmp_path, "d.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(cells=list(range(8)))))
     )
     assert rep.exit_code == 1 and "cells differ" in rep.message
-    rep = run(write(tmp_path, "e.pnbook", ttt.bytes(header_patch=lambda h: h.update(game="qango9"))))
+    book = write(tmp_path, "e.pnbook", ttt.bytes(header_patch=lambda h: h.update(game="qango9")))
+    rep = verify.verify_file(book)
     assert rep.exit_code == 1 and "unknown game" in rep.message
 
 
@@ -271,7 +270,7 @@ def test_custom_game_rules_changed_breaks_its_symmetries(tmp_path):
     def drop(h):
         h["rules"]["win_patterns"] = [p for p in h["rules"]["win_patterns"] if p != [0, 1, 2]]
 
-    rep = run(write(tmp_path, "f.pnbook", s.bytes(header_patch=drop)))
+    rep = verify.verify_file(write(tmp_path, "f.pnbook", s.bytes(header_patch=drop)))
     assert rep.exit_code == 2 and "not a symmetry" in rep.message
 
 
@@ -281,7 +280,7 @@ def test_fake_symmetry(ttt, tmp_path):
         p[0], p[1] = 1, 0  # swaps a1 and b1: not a symmetry of tic-tac-toe
         h["rules"]["symmetries"].append(p)
 
-    rep = run(write(tmp_path, "s.pnbook", ttt.bytes(header_patch=fake)))
+    rep = verify.verify_file(write(tmp_path, "s.pnbook", ttt.bytes(header_patch=fake)))
     assert rep.exit_code == 2
     assert "symmetries[8] is not a symmetry" in rep.message
 
@@ -290,7 +289,7 @@ def test_symmetries_not_a_group(ttt, tmp_path):
     def cut(h):
         h["rules"]["symmetries"] = h["rules"]["symmetries"][:2] + h["rules"]["symmetries"][5:6]
 
-    rep = run(write(tmp_path, "g.pnbook", ttt.bytes(header_patch=cut)))
+    rep = verify.verify_file(write(tmp_path, "g.pnbook", ttt.bytes(header_patch=cut)))
     assert rep.exit_code == 2 and "not a group" in rep.message
 
 
@@ -298,12 +297,12 @@ def test_vertical_flip_is_not_a_connect4_symmetry(c4, tmp_path):
     def flip(h):
         h["rules"]["symmetries"] = grid_symmetries(4, 4, keep=lambda p: True)[:4]
 
-    rep = run(write(tmp_path, "g.pnbook", c4.bytes(header_patch=flip)))
+    rep = verify.verify_file(write(tmp_path, "g.pnbook", c4.bytes(header_patch=flip)))
     assert rep.exit_code == 2 and "gravity" in rep.message
 
 
 def test_builtin_rules_from_games_md():
-    """The verifier's own reconstruction of the shipped games matches the figures in games.md."""
+    """The verifier's own reconstruction of the shipped games matches the figures in docs/games.md."""
     q6 = verify.reference_rules("qango6")
     assert len(q6.cells) == 36 and len(q6.patterns) == 61 and not q6.forbidden
     q6.symmetries = [tuple(p) for p in grid_symmetries(6, 6)]
@@ -340,20 +339,20 @@ def test_truncated_files(ttt, tmp_path):
     z = compress(ttt.bytes())
     p = tmp_path / "t.pnbook"
     p.write_bytes(z[: len(z) * 2 // 3])
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 2 and ("truncated" in rep.message or "corrupt" in rep.message)
     # a well-formed frame whose records are cut short
     p = write(tmp_path, "t2.pnbook", ttt.bytes()[:-7])
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 2 and "record bytes" in rep.message
 
 
 def test_not_a_book(ttt, tmp_path):
     p = tmp_path / "x.pnbook"
     p.write_text("hello, I am not a book\n")
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 2 and "not a book" in rep.message
-    rep = run(write(tmp_path, "y.pnbook", b"NOTABOOK" + ttt.bytes()[8:]))
+    rep = verify.verify_file(write(tmp_path, "y.pnbook", b"NOTABOOK" + ttt.bytes()[8:]))
     assert rep.exit_code == 2 and "magic" in rep.message
 
 
@@ -362,20 +361,22 @@ def test_corrupt_bytes(ttt, tmp_path):
     z[len(z) // 2] ^= 0x55
     p = tmp_path / "c.pnbook"
     p.write_bytes(bytes(z))
-    assert run(p).exit_code == 2
+    assert verify.verify_file(p).exit_code == 2
 
 
 def test_malformed_header_and_version(ttt, tmp_path):
     data = ttt.bytes()
     (hl,) = struct.unpack(">I", data[8:12])
     bad = data[:12] + b"?" + data[13:]  # the header no longer parses
-    rep = run(write(tmp_path, "h.pnbook", bad))
+    rep = verify.verify_file(write(tmp_path, "h.pnbook", bad))
     assert rep.exit_code == 2 and "malformed header" in rep.message
-    rep = run(write(tmp_path, "v.pnbook", ttt.bytes(header_patch=lambda h: h.update(format_version=2))))
+    book = write(tmp_path, "v.pnbook", ttt.bytes(header_patch=lambda h: h.update(format_version=2)))
+    rep = verify.verify_file(book)
     assert rep.exit_code == 2 and "format_version" in rep.message
-    rep = run(write(tmp_path, "w.pnbook", ttt.bytes(header_patch=lambda h: h.update(records=3))))
+    book = write(tmp_path, "w.pnbook", ttt.bytes(header_patch=lambda h: h.update(records=3)))
+    rep = verify.verify_file(book)
     assert rep.exit_code == 2
-    rep = run(
+    rep = verify.verify_file(
         write(tmp_path, "x.pnbook", ttt.bytes(header_patch=lambda h: h["rules"].update(symmetries="auto")))
     )
     assert rep.exit_code == 2 and "symmetries" in rep.message
@@ -388,11 +389,11 @@ def test_unsorted_and_duplicate_keys(ttt, tmp_path):
     recs = [body[i : i + 18] for i in range(0, len(body), 18)]
     swapped = recs[:]
     swapped[3], swapped[4] = swapped[4], swapped[3]
-    rep = run(write(tmp_path, "u.pnbook", head + b"".join(swapped)))
+    rep = verify.verify_file(write(tmp_path, "u.pnbook", head + b"".join(swapped)))
     assert rep.exit_code == 2 and "ascending" in rep.message
     dup = recs[:]
     dup[4] = dup[3]
-    rep = run(write(tmp_path, "d.pnbook", head + b"".join(dup)))
+    rep = verify.verify_file(write(tmp_path, "d.pnbook", head + b"".join(dup)))
     assert rep.exit_code == 2 and "repeats" in rep.message
 
 
@@ -481,7 +482,7 @@ def test_frame_and_header_bounds(ttt, tmp_path):
     for raw, want in cases:
         p = tmp_path / "f.pnbook"
         p.write_bytes(raw)
-        rep = run(p)
+        rep = verify.verify_file(p)
         assert rep.exit_code == 2 and want in rep.message, (want, rep.message)
         assert "\n" not in rep.message
 
@@ -506,7 +507,7 @@ def pair_swaps(npairs: int) -> list[list[int]]:
 
 def timed_run(path):
     t0 = time.perf_counter()
-    rep = run(path)
+    rep = verify.verify_file(path)
     return rep, time.perf_counter() - t0
 
 
@@ -596,7 +597,7 @@ def cell_of(g: Game, name: str) -> int:
     return (int(name[1:]) - 1) * g.width + ord(name[0]) - 97
 
 
-def stones(g: Game, x: int) -> str:
+def cell_names(g: Game, x: int) -> str:
     return " ".join(g.name(c) for c in range(g.n) if x >> c & 1)
 
 
@@ -624,21 +625,21 @@ def tamper(b, change):
 def run_with(tmp_path, b, key, payload, kind=1, recs=None):
     certs = dict(b.certs)
     certs[key] = (kind, payload)
-    return run(write(tmp_path, "t.pnbook", b.bytes(recs, certs=certs)))
+    return verify.verify_file(write(tmp_path, "t.pnbook", b.bytes(recs, certs=certs)))
 
 
 @pytest.mark.parametrize("which", ["ttt2", "m444"])
 def test_certified_draw_books_verify(which, request, tmp_path, capsys):
     b = request.getfixturevalue(which)
     p = write(tmp_path, "c.pnbook", b.bytes())
-    rep = run(p)
+    rep = verify.verify_file(p)
     assert rep.exit_code == 0, rep.message
     assert rep.format_version == 2 and rep.certificates == len(b.certs)
     assert rep.certificates_used >= len(b.certs) > 0  # every certificate ends a line
     assert verify.main([str(p)]) == 0
     assert f"{len(b.certs)} certificates" in capsys.readouterr().out
     # the certificates carry the proof: the same records without them leave holes
-    rep = run(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
+    rep = verify.verify_file(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
     assert rep.exit_code == 1 and rep.hole is not None
 
 
@@ -725,7 +726,7 @@ def test_record_value_must_include_the_certificate(m444, tmp_path):
     key = sorted(m444.certs)[0]
     recs = dict(m444.recs)
     recs[key] = (recs[key][0], 0)  # unknown: does not contradict the claim, but says less
-    rep = run(write(tmp_path, "u.pnbook", m444.bytes(recs)))
+    rep = verify.verify_file(write(tmp_path, "u.pnbook", m444.bytes(recs)))
     assert rep.exit_code == 1 and "record value unknown does not include" in rep.message
     assert reached_key(m444.g, rep.hole) == key
 
@@ -739,19 +740,19 @@ def test_certificate_proving_the_wrong_thing_is_ignored(ttt, tmp_path):
     pairs = verify_books.find_pairing(g, *key, 1)
     assert pairs is not None and key in ttt.recs
     cert = {key: (1, verify_books.pairing_payload(1, pairs))}
-    rep = run(write(tmp_path, "w.pnbook", ttt.bytes(certs=cert)))
+    rep = verify.verify_file(write(tmp_path, "w.pnbook", ttt.bytes(certs=cert)))
     assert rep.exit_code == 0, rep.message
     assert rep.certificates == 1 and rep.certificates_used == 0
     recs = dict(ttt.recs)
     recs[key] = (verify_books.NO_MOVE, recs[key][1])
-    rep = run(write(tmp_path, "x.pnbook", ttt.bytes(recs, certs=cert)))
+    rep = verify.verify_file(write(tmp_path, "x.pnbook", ttt.bytes(recs, certs=cert)))
     assert rep.exit_code == 1 and "no move" in rep.message
     assert "certificate proves second-wont-win, not what this strategy needs" in rep.message
     assert rep.hole == [4]
 
 
 def test_pairing_in_a_game_with_gravity(c4, tmp_path):
-    rep = run(write(tmp_path, "g.pnbook", c4.bytes(certs={(0, 0): (1, b"\x02")})))
+    rep = verify.verify_file(write(tmp_path, "g.pnbook", c4.bytes(certs={(0, 0): (1, b"\x02")})))
     assert rep.exit_code == 1 and "gravity" in rep.message and rep.hole == []
 
 
@@ -761,7 +762,7 @@ def test_certificate_table_structure(m444, tmp_path):
     b, g = m444, m444.g
     entries = verify_books.certificate_entries(b.certs)
     keys = sorted(b.certs)
-    where = lambda key: f"first {stones(g, key[0])}, second {stones(g, key[1])}"  # noqa: E731
+    where = lambda key: f"first {cell_names(g, key[0])}, second {cell_names(g, key[1])}"  # noqa: E731
 
     def entry(i, kind=None, payload=None, length=None):
         k = keys[i]
@@ -827,7 +828,7 @@ def test_certificate_table_structure(m444, tmp_path):
     ]
     for kw, *wants in cases:
         recs = kw.pop("recs", b.recs)
-        rep = run(write(tmp_path, "s.pnbook", verify_books.book_bytes(g, DRAW, recs, **kw)))
+        rep = verify.verify_file(write(tmp_path, "s.pnbook", verify_books.book_bytes(g, DRAW, recs, **kw)))
         assert rep.exit_code == 2, (wants, rep.message)
         assert all(w in rep.message for w in wants), (wants, rep.message)
 
@@ -890,10 +891,10 @@ def test_rule_sets_agree_with_minimax(c4):
 def test_connect4_certified_book_verifies(c4cert, tmp_path):
     b = c4cert
     assert b.certs and all(kind == 2 for kind, _ in b.certs.values())
-    rep = run(write(tmp_path, "c.pnbook", b.bytes()))
+    rep = verify.verify_file(write(tmp_path, "c.pnbook", b.bytes()))
     assert rep.exit_code == 0, rep.message
     assert rep.certificates_used >= len(b.certs)
-    rep = run(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
+    rep = verify.verify_file(write(tmp_path, "v1.pnbook", verify_books.book_bytes(b.g, DRAW, b.recs)))
     assert rep.exit_code == 1 and rep.hole is not None
 
 
@@ -903,19 +904,20 @@ def test_doc_example_ends_the_second_players_strategy(c4, tmp_path):
     g = c4.g
     recs = verify_books.strategy_records(g, c4.value_fn, (0, 0), 0, 1, {})
     certs = {(0, 0): (2, DOC_EXAMPLE)}
-    rep = run(write(tmp_path, "d.pnbook", verify_books.book_bytes(g, DRAW, recs, certs=certs)))
+    rep = verify.verify_file(write(tmp_path, "d.pnbook", verify_books.book_bytes(g, DRAW, recs, certs=certs)))
     assert rep.exit_code == 0, rep.message
     assert rep.certificates_used == 1
-    rep = run(write(tmp_path, "n.pnbook", verify_books.book_bytes(g, DRAW, recs)))
+    rep = verify.verify_file(write(tmp_path, "n.pnbook", verify_books.book_bytes(g, DRAW, recs)))
     assert rep.exit_code == 1 and "no record" in rep.message
     # the first player's strategy cannot stop there: it needs its move
     no_move = {**recs, (0, 0): (255, 3)}
-    rep = run(write(tmp_path, "m.pnbook", verify_books.book_bytes(g, DRAW, no_move, certs=certs)))
+    book = write(tmp_path, "m.pnbook", verify_books.book_bytes(g, DRAW, no_move, certs=certs))
+    rep = verify.verify_file(book)
     assert rep.exit_code == 1 and rep.hole == []
     assert "its certificate proves first-wont-win, not what this strategy needs" in rep.message
     # the record must include what the certificate proves
     wide = {**recs, (0, 0): (recs[(0, 0)][0], 5)}
-    rep = run(write(tmp_path, "w.pnbook", verify_books.book_bytes(g, DRAW, wide, certs=certs)))
+    rep = verify.verify_file(write(tmp_path, "w.pnbook", verify_books.book_bytes(g, DRAW, wide, certs=certs)))
     assert rep.exit_code == 1 and "does not include what its certificate proves" in rep.message
 
 
@@ -936,7 +938,7 @@ def test_threat_certificate_ends_a_win_book(c4, tmp_path):
     line = list(line)
     recs = {(f, s): (255, 2)}
     data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, payload)}, start_cells=line)
-    rep = run(write(tmp_path, "t.pnbook", data))
+    rep = verify.verify_file(write(tmp_path, "t.pnbook", data))
     assert rep.exit_code == 0, rep.message
     assert rep.certificates_used == 1
     bottom = next(c for c in range(g.n - g.width, g.n) if not (f | s) >> c & 1)
@@ -946,7 +948,7 @@ def test_threat_certificate_ends_a_win_book(c4, tmp_path):
     for threat, want in cases:
         tampered = bytes([2, threat]) + payload[2:]
         data = verify_books.book_bytes(g, SECOND, recs, certs={(f, s): (2, tampered)}, start_cells=line)
-        rep = run(write(tmp_path, "u.pnbook", data))
+        rep = verify.verify_file(write(tmp_path, "u.pnbook", data))
         assert rep.exit_code == 1 and rep.hole == line and want in rep.message, (threat, rep.message)
 
 
@@ -1020,7 +1022,7 @@ def test_rule_set_structure(c4cert, tmp_path):
 
 def test_rule_set_needs_connect_four(ttt, tmp_path):
     key = ttt.g.canonical(*ttt.g.play(0, 0, 4))[0]
-    rep = run(write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\xff\x00")})))
+    rep = verify.verify_file(write(tmp_path, "k.pnbook", ttt.bytes(certs={key: (2, b"\x01\xff\x00")})))
     assert rep.exit_code == 1 and "a kind 2 certificate needs Connect Four" in rep.message
     assert rep.hole == [4]
 
@@ -1205,7 +1207,7 @@ def hand_case(case):
     g = connect4(w, h)
     f, s = replay(g, line)
     assert g.canonical(f, s)[0] == (f, s)  # the certificate's cells are the board's own
-    return g, f, s, reference.minimax(reference.ref_game(f"connect4:{w}x{h}"), f, s)
+    return g, f, s, minimax(f"connect4:{w}x{h}", f, s)
 
 
 def hand_book(tmp_path, case, payload):
@@ -1215,7 +1217,7 @@ def hand_book(tmp_path, case, payload):
     g, f, s, _ = hand_case(case)
     sol = Solved(g, start_cells=case[2])
     recs = {(f, s): (verify_books.NO_MOVE, verify_books.CODE[sol.value]), **sol.recs}
-    return run(write(tmp_path, "h.pnbook", sol.bytes(recs, certs={(f, s): (2, payload)})))
+    return verify.verify_file(write(tmp_path, "h.pnbook", sol.bytes(recs, certs={(f, s): (2, payload)})))
 
 
 @pytest.mark.parametrize(

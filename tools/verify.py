@@ -5,7 +5,7 @@ Why this file exists: a book is pndb's claim that a game has a given value.  Nob
 trust pndb's search code to believe it, so this program re-checks the claim with its own, separate
 implementation of everything that matters: the file format (docs/book-format.md), the rules
 (docs/game-format.md for the rules data in the header, and the rules of the built-in games written
-down in games.md, rebuilt here from that description), the symmetries, the canonical keys, and the
+down in docs/games.md, rebuilt here from that description), the symmetries, the canonical keys, and the
 game tree walk.  It deliberately imports nothing from ``pndb``: a bug shared by the solver and the
 checker would otherwise go unnoticed.  It uses only the standard library, numpy and zstandard.
 
@@ -428,7 +428,7 @@ def check_preserves_rules(rules: Rules, p: tuple, what: str) -> None:
                 )
 
 
-# --- the built-in games, rebuilt from games.md ----------------------------------------------
+# --- the built-in games, rebuilt from docs/games.md -----------------------------------------
 
 
 def _lines(width, height, k):
@@ -487,7 +487,7 @@ QANGO7_CORNERS = {0, 1, 7, 5, 6, 13, 35, 42, 43, 41, 47, 48}
 
 
 def reference_rules(game: str) -> Rules | None:
-    """The rules of a built-in game, built from games.md (not from pndb).  None for ``file:``
+    """The rules of a built-in game, built from docs/games.md (not from pndb).  None for ``file:``
     games.  Raises NotProven for a name that is neither built in nor ``file:``: the verifier
     cannot vouch for rules it does not know, so it fails closed."""
     ident: list = []  # symmetries are not compared against a fixed list, only validated
