@@ -334,9 +334,15 @@ def open_db(path):
         store.close()
 
 
-def status(db):
-    """What the database knows, as the dict `pndb status --json` prints."""
-    with open_db(db) as (store, game):
+def status(path):
+    """What the database or the book at ``path`` knows, as the dict `pndb status --json` prints
+    (a book is told by its magic: book_status). Proof and disproof numbers that stand for
+    infinity are None."""
+    from pndb.book import is_book
+
+    if is_book(path):
+        return book_status(path)
+    with open_db(path) as (store, game):
         with store.view(game) as view:
             meta = view.all_meta()
             counts = view.counts()
@@ -348,10 +354,10 @@ def status(db):
             "game": game.spec,
             "start": meta.get("start", {}).get("moves", ""),  # "" is the empty board
             "result": rec.value.name if rec else "unknown",
-            "root_pn_first_wins": rec.pn0 if rec else 1,
-            "root_dn_first_wins": rec.dn0 if rec else 1,
-            "root_pn_first_avoids_loss": rec.pn1 if rec else 1,
-            "root_dn_first_avoids_loss": rec.dn1 if rec else 1,
+            "root_pn_first_wins": finite(rec.pn0) if rec else 1,
+            "root_dn_first_wins": finite(rec.dn0) if rec else 1,
+            "root_pn_first_avoids_loss": finite(rec.pn1) if rec else 1,
+            "root_dn_first_avoids_loss": finite(rec.dn1) if rec else 1,
             **counts,
             "db_bytes": store.file_bytes(),
             "db_bytes_per_node": round(store.file_bytes() / max(1, counts["nodes"])),
@@ -362,6 +368,30 @@ def status(db):
             "memory_mb": meta.get("memory_mb", 0.0),  # of the last solve, at its last checkpoint
             "memory_budget_mb": meta.get("memory_budget_mb", 0.0),
         }
+
+
+def book_status(path):
+    """What a book's header says, as the dict `pndb status --json BOOK` prints."""
+    from pndb.book import read_header
+
+    header, game = read_header(path)
+    version = header.get("pndb_version")
+    return {
+        "game": game.spec,
+        "start": game.format_moves(header["start"]["cells"]),  # "" is the empty board
+        "result": header["value"],
+        "partial": header["partial"],
+        "records": header["records"],
+        "certificates": header.get("certificates", 0),
+        "format_version": header["format_version"],
+        "pndb_version": version if isinstance(version, str) and version.isprintable() else "unknown",
+        "book_bytes": os.path.getsize(path),
+    }
+
+
+def finite(number):
+    """A proof or disproof number, None where it stands for infinity."""
+    return None if is_infinite(number) else number
 
 
 def check(db):

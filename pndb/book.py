@@ -387,6 +387,7 @@ def write_atomically(path, data):
 
 
 MAGICS = {1: MAGIC, 2: b"PNBOOK\x00\x02"}  # format version -> magic
+MAGIC_PREFIX = MAGIC[:6]  # every version's: "PNBOOK", then two bytes of layout
 MAX_HEADER = 16 << 20  # bytes of JSON header a reader accepts
 CERT_HEAD = 19  # key (16), kind (1), payload length (2)
 PAIRING = 1
@@ -510,9 +511,30 @@ def read_book(path):
     """Read a book file (format version 1 or 2), checking its whole structure; BookError with a
     one-line reason when it is not a well-formed book. What the records prove is the
     verifier's business (tools/verify.py); the moves a reader plays are checked by ``lookup``."""
+    return read_file(path, read_content)
+
+
+def read_header(path):
+    """(header, game) of a book file, checked as read_book checks them, without reading its
+    records: a quick look at a book of any size."""
+    return read_file(path, lambda inflater: read_head(inflater)[:2])
+
+
+def is_book(path):
+    """Whether the file at ``path`` looks like a book, by its magic: a zstandard frame whose
+    content starts with "PNBOOK" (whether it is a well-formed one is read_book's to say)."""
+    try:
+        with open(path, "rb") as f, zstandard.ZstdDecompressor().stream_reader(f) as content:
+            return content.read(len(MAGIC_PREFIX)) == MAGIC_PREFIX
+    except (OSError, zstandard.ZstdError):
+        return False
+
+
+def read_file(path, read):
+    """``read(Inflater)`` on the book file at ``path``, its errors as one-line BookErrors."""
     try:
         with open(path, "rb") as f:
-            return read_content(Inflater(f))
+            return read(Inflater(f))
     except OSError as e:
         raise BookError(f"cannot read {shown(path)}: {e.strerror}") from None
     except BookError as e:
@@ -520,10 +542,21 @@ def read_book(path):
 
 
 def read_content(inflater):
+    header, game, version = read_head(inflater)
+    records = read_records(inflater, header["records"], game)
+    book = Book(header, records, game)
+    if version == 2:
+        read_certificates(inflater, book)
+    inflater.check_end()
+    return book
+
+
+def read_head(inflater):
+    """(header, game, format version) from the start of a book's content."""
     head = inflater.read(12, "the magic")
     version = next((v for v, magic in MAGICS.items() if head[:8] == magic), None)
     if version is None:
-        raise BookError("not a pndb book (bad magic)" if head[:6] != MAGIC[:6] else
+        raise BookError("not a pndb book (bad magic)" if head[:6] != MAGIC_PREFIX else
                         f"book layout {head[6:8].hex()} is not one this pndb reads (0001, 0002)")  # fmt: skip
     size = int.from_bytes(head[8:12], "big")
     if size > MAX_HEADER:
@@ -532,13 +565,7 @@ def read_content(inflater):
         header = json.loads(inflater.read(size, "the header").decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BookError("the book header is not UTF-8 JSON") from None
-    game = check_header(header, version)
-    records = read_records(inflater, header["records"], game)
-    book = Book(header, records, game)
-    if version == 2:
-        read_certificates(inflater, book)
-    inflater.check_end()
-    return book
+    return header, check_header(header, version), version
 
 
 def check_header(header, version):

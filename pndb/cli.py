@@ -412,10 +412,11 @@ def solve_positions(game, path, db, options):
 
 
 @main.command()
-@click.argument("db", type=NonEmptyPath())
+@click.argument("db", metavar="DB|BOOK", type=NonEmptyPath())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def status(db, as_json):
-    """Show what the database DB knows: game, start, result, numbers, size and time spent.
+    """Show what the database DB knows: game, start, result, numbers, size and time spent; or
+    what the book BOOK's header says: game, start, value, records, size.
 
     Example: pndb status db/qango6.lmdb --json
     """
@@ -427,8 +428,11 @@ def status(db, as_json):
         return
     width = max(len(k) for k in info)
     for k, v in info.items():
-        shown = "inf" if k.startswith("root_") and api.is_infinite(v) else v
-        click.echo(f"{k:<{width}}  {shown}")
+        if k.startswith("root_") and v is None:
+            v = "inf"
+        elif k == "start" and not v:
+            v = "(empty board)"
+        click.echo(f"{k:<{width}}  {v}")
 
 
 @main.command()
