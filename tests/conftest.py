@@ -129,13 +129,13 @@ def ok(ran):
     return ran.stdout
 
 
-def assert_user_error(ran, *words):
+def assert_user_error(ran, *words, silent=False):
     """A user error as pndb reports one: exit 2, no traceback, exactly one line on stderr,
-    `error: ...`, naming each of ``words`` (case aside) and safe to print on a terminal, nothing on
-    stdout. The line."""
+    `error: ...`, naming each of ``words`` (case aside) and safe to print on a terminal; with
+    ``silent``, nothing on stdout either (commands that fail before they print). The line."""
     assert ran.returncode == 2, (ran.returncode, ran.stdout[-500:], ran.stderr[-500:])
     assert "Traceback" not in ran.stdout + ran.stderr
-    assert ran.stdout == "", ran.stdout[-500:]
+    assert not silent or ran.stdout == "", ran.stdout[-500:]
     lines = ran.stderr.splitlines()
     assert len(lines) == 1, ran.stderr[-2000:]
     line = lines[0]

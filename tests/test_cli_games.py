@@ -176,7 +176,7 @@ BAD = {
 
 @pytest.mark.parametrize("what", sorted(BAD))
 def test_bad_input_exits_2_with_one_line(what):
-    assert_user_error(cli(*BAD[what]))
+    assert_user_error(cli(*BAD[what]), silent=True)
 
 
 @pytest.mark.parametrize(
@@ -191,21 +191,21 @@ def test_bad_file_spec(tmp_path, content):
         path.write_bytes(content)
     else:
         path.write_text(content)
-    assert_user_error(cli("show", f"file:{path}"))
+    assert_user_error(cli("show", f"file:{path}"), silent=True)
 
 
 def test_missing_file_spec(tmp_path):
-    line = assert_user_error(cli("show", f"file:{tmp_path / 'nope.json'}"))
+    line = assert_user_error(cli("show", f"file:{tmp_path / 'nope.json'}"), silent=True)
     assert "nope.json" in line
-    assert_user_error(cli("show", f"file:{tmp_path}"))
+    assert_user_error(cli("show", f"file:{tmp_path}"), silent=True)
 
 
 def test_messages_name_the_problem():
-    assert "chess" in assert_user_error(cli("show", "chess"))
-    assert "full" in assert_user_error(cli(*BAD["full column"]))
-    assert "occupied" in assert_user_error(cli(*BAD["occupied cell"]))
-    assert "over" in assert_user_error(cli(*BAD["move after the end"]))
-    assert "opening rule" in assert_user_error(cli(*BAD["opening rule"]))
+    assert "chess" in assert_user_error(cli("show", "chess"), silent=True)
+    assert "full" in assert_user_error(cli(*BAD["full column"]), silent=True)
+    assert "occupied" in assert_user_error(cli(*BAD["occupied cell"]), silent=True)
+    assert "over" in assert_user_error(cli(*BAD["move after the end"]), silent=True)
+    assert "opening rule" in assert_user_error(cli(*BAD["opening rule"]), silent=True)
 
 
 # ---------------------------------------------------------------- the real console script
