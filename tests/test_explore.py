@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 import reference as R
-from conftest import cli
+from conftest import cli, ref
 
 import pndb
 from pndb.explore import PositionView
@@ -29,10 +29,6 @@ POSITIONS = [
 
 
 @cache
-def ref(spec):
-    return R.ref_game(spec)
-
-
 def ref_position(spec, moves):
     """(a, b) after ``moves`` (column digits under gravity, cell names else), by the reference."""
     g = ref(spec)
