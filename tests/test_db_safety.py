@@ -13,7 +13,8 @@ from pathlib import Path
 
 import lmdb
 import pytest
-from test_faults import assert_one_line_error, fill, small_disk  # noqa: F401  (a fixture)
+from conftest import assert_user_error as assert_one_line_error
+from test_faults import fill, small_disk  # noqa: F401  (a fixture)
 
 from pndb.store import NODE
 from pndb.values import Node
