@@ -13,7 +13,7 @@ from pathlib import Path
 
 import lmdb
 import pytest
-from conftest import assert_user_error as assert_one_line_error
+from conftest import assert_user_error
 from test_faults import fill, small_disk  # noqa: F401  (a fixture)
 
 from pndb.store import NODE
@@ -111,7 +111,7 @@ def test_compact_beside_a_process_holding_the_database(tmp_path, solved, kind, e
     finally:
         release(holder)
     if p.returncode != 0:
-        assert_one_line_error(p, "not shrunk")
+        assert_user_error(p, "not shrunk")
     after = status(db)
     assert after["result"] == before["result"] == "draw"
     assert "consistent" in ok(pndb("check", db))
@@ -133,7 +133,7 @@ def test_compact_beside_a_status_loop(tmp_path, partial):
         for _ in range(2):
             p = pndb("compact", db)
             if p.returncode != 0:
-                assert_one_line_error(p, "not shrunk")
+                assert_user_error(p, "not shrunk")
             assert "consistent" in ok(pndb("check", db))
         ok(pndb("solve", "tictactoe", "--db", db, "--quiet"))
         p = pndb("compact", db)
@@ -160,7 +160,7 @@ def test_solve_refuses_an_lmdb_directory_without_pndb_tables(tmp_path):
     with env.begin(write=True) as txn:
         txn.put(b"someone's", b"data")
     env.close()
-    assert_one_line_error(pndb("solve", "tictactoe", "--db", db, "--quiet"), "not write over")
+    assert_user_error(pndb("solve", "tictactoe", "--db", db, "--quiet"), "not write over")
     env = lmdb.open(str(db))
     with env.begin() as txn:
         assert txn.get(b"someone's") == b"data"
@@ -177,7 +177,7 @@ def test_disk_full_during_compact(small_disk, tmp_path, solved):  # noqa: F811
     before = status(db)
     fill(disk)
     p = pndb("compact", db)
-    line = assert_one_line_error(p, "full")
+    line = assert_user_error(p, "full")
     assert "damaged" not in line
     (disk / "filler").unlink()
     assert status(db)["result"] == before["result"]
@@ -234,8 +234,8 @@ def test_check_finds_a_root_value_its_children_do_not_give(tmp_path, partial):
     rewrite_root(db, 2, 2)
     p = pndb("check", db)
     assert p.returncode == 1 and "first-wins" in p.stdout, p.stdout
-    assert_one_line_error(pndb("status", db), "damaged")
-    assert_one_line_error(pndb("solve", "tictactoe", "--db", db, "--quiet"), "damaged")
+    assert_user_error(pndb("status", db), "damaged")
+    assert_user_error(pndb("solve", "tictactoe", "--db", db, "--quiet"), "damaged")
 
 
 @pytest.mark.parametrize("entry, value", [("rules", b"[1, 2]"), ("root", b'"zz"'), ("start", b"7")])
@@ -247,7 +247,7 @@ def test_damaged_meta_entries(tmp_path, solved, entry, value):
         txn.put(entry.encode(), value, db=meta)
     env.close()
     for args in (["solve", "tictactoe", "--db", db, "--quiet"], ["export", db, "-o", tmp_path / "b.pnbook"]):
-        assert_one_line_error(pndb(*args), "damaged")
+        assert_user_error(pndb(*args), "damaged")
 
 
 def zero_page(db, table, index):
@@ -275,4 +275,4 @@ def test_a_zeroed_page_is_damage_not_an_abort(tmp_path, solved):
     db = copy(solved, tmp_path)
     zero_page(db, "parents", 1)
     for args in (["check", db], ["compact", db], ["export", db, "-o", tmp_path / "b.pnbook"]):
-        assert_one_line_error(pndb(*args), "damaged")
+        assert_user_error(pndb(*args), "damaged")
