@@ -11,6 +11,7 @@ each board position's proof from stored positions whose games are isomorphic to 
 
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -366,21 +367,59 @@ def write_book(path, header, records, certs=None):
 
 
 def write_atomically(path, data):
-    """Write ``data`` to ``path`` so that a crash or a full disk leaves the old file or the whole
-    new one: a unique temporary file beside it, fsynced, then renamed over it."""
+    """Write ``data`` to ``path`` without ever clobbering what ``path`` is: a regular file (or
+    a new one) gets a unique temporary file beside it, fsynced, then renamed over it, so that
+    a crash, a full disk or Ctrl-C leaves the old file or the whole new one; a symlink is
+    followed and the file it names is replaced, never the link; a FIFO or a character device
+    (a pipe, a terminal, /dev/null) is written in place. Anything else, and any path in a
+    database directory, is refused. A new file gets the user's umask, a replaced one keeps
+    its permission bits."""
+    target = Path(os.path.realpath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise BookError(f"cannot write {path}: {e.strerror}") from None
+    if st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+        return write_in_place(path, data)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise BookError(f"cannot write {path}: it is not a regular file, a pipe or a character device")
+    if (target.parent / "data.mdb").exists():
+        raise BookError(f"cannot write {path}: {target.parent} is a database directory")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~current_umask()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
     except OSError as e:
         raise BookError(f"cannot write {path}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
+            os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
+        os.replace(tmp, target)
+    except BaseException as e:  # also Ctrl-C: no temporary file stays behind
         os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise BookError(f"cannot write {path}: {e.strerror}") from None
+        raise
+
+
+def write_in_place(path, data):
+    """Write ``data`` into a FIFO or a character device as it is (no temporary file, no rename)."""
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
         raise BookError(f"cannot write {path}: {e.strerror}") from None
+
+
+def current_umask():
+    """The process's umask (read by setting it, and set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 # ---------------------------------------------------------------- reading
