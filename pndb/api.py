@@ -394,14 +394,15 @@ def finite(number):
     return None if is_infinite(number) else number
 
 
-def check(db):
-    """The integrity check of a database: an integrity.CheckReport."""
+def check(db, progress=None):
+    """The integrity check of a database: an integrity.CheckReport. ``progress``: called with
+    a progress.Tick as the check goes on."""
     from pndb.integrity import check_store
 
     with open_db(db) as (store, game):
         refuse_graph_keyed(store, "check")
         store.read_every_page()
-        return check_store(store, game)
+        return check_store(store, game, progress)
 
 
 def refuse_graph_keyed(store, command):
@@ -409,19 +410,21 @@ def refuse_graph_keyed(store, command):
         raise StoreError(f"pndb {command} does not read graph-keyed databases yet ({store.path})")
 
 
-def export(db, path=None, partial=False):
-    """Write the database's proof as a book (default: the database's name with .pnbook)."""
+def export(db, path=None, partial=False, progress=None):
+    """Write the database's proof as a book (default: the database's name with .pnbook).
+    ``progress``: called with a progress.Tick as the export goes on."""
     from pndb.book import export_book
 
     out = str(path or str(db).rstrip("/").removesuffix(".lmdb") + ".pnbook")
     with open_db(db) as (store, game):
         store.read_every_page()
-        header = export_book(store, game, out, partial=partial)
-    return ExportResult(out, header, os.path.getsize(out))
+        header, size = export_book(store, game, out, partial=partial, progress=progress)
+    return ExportResult(out, header, size)
 
 
-def compact(db):
-    """Drop what the decided parts of the DAG no longer need and shrink the file (pndb.compact)."""
+def compact(db, progress=None):
+    """Drop what the decided parts of the DAG no longer need and shrink the file (pndb.compact).
+    ``progress``: called with a progress.Tick as the compaction goes on."""
     from pndb.compact import compact as compact_store
 
     path = str(db)
@@ -431,7 +434,7 @@ def compact(db):
     reader.close()
     with open_for_game(spec, game, writer=True) as store:
         store.read_every_page()
-        return compact_store(store, game)
+        return compact_store(store, game, progress)
 
 
 def verify(book, progress=None):

@@ -22,8 +22,19 @@ import zstandard
 
 from pndb import __version__
 from pndb.games import GameError, Position, game_from_rules, shown
-from pndb.games.spec import is_int
-from pndb.values import GAME_OVER, NO_MOVE, Certificate, Fact, Status, Value, good_for, status_value
+from pndb.games.spec import Children, is_int, keys_from_arrays
+from pndb.progress import Counter
+from pndb.values import (
+    GAME_OVER,
+    NO_MOVE,
+    PROOF_FACT,
+    Certificate,
+    Fact,
+    Status,
+    Value,
+    good_for,
+    status_value,
+)
 
 MAGIC = b"PNBOOK\x00\x01"
 FORMAT_VERSION = 1
@@ -37,6 +48,7 @@ VALUE_CODES = {
     Value.SECOND_WONT_WIN: 5,
 }
 CODE_VALUES = {v: k for k, v in VALUE_CODES.items()}
+INTERVAL_CODES = {(v.lo, v.hi): code for v, code in VALUE_CODES.items()}
 # value -> the strategies that prove it; the owner is the first player when proven
 STRATEGIES = {
     Value.FIRST_WINS: [Fact(0, True)],
@@ -59,8 +71,9 @@ class ExportError(RuntimeError):
 # ---------------------------------------------------------------- writing
 
 
-def export_book(store, game, out_path, partial=False):
-    """Write the book of the store's start position; returns the header written."""
+def export_book(store, game, out_path, partial=False, progress=None):
+    """Write the book of the store's start position; returns (the header written, the bytes
+    written). ``progress`` gets a progress.Tick as the walk goes on and when writing starts."""
     with store.view(game) as view:
         start = view.meta("start")
         root_hex = view.meta("root")
@@ -72,11 +85,12 @@ def export_book(store, game, out_path, partial=False):
             raise ExportError(
                 f"not solved yet (known so far: {value.name}); solve on, or export with --partial"
             )
+        counter = Counter(progress, "walking the strategies")
         if store.graph_keyed:
             walker = GraphStrategyWalker(view)
             root = view.game.game.key(Position(start["first"], start["second"]))
         else:
-            walker = StrategyWalker(view)
+            walker = StrategyWalker(view, counter=counter)
             root = bytes.fromhex(root_hex)
         for fact in STRATEGIES[value]:
             walker.strategy(root, fact)
@@ -92,8 +106,8 @@ def export_book(store, game, out_path, partial=False):
         "records": len(walker.records),
         "record_size": RECORD.itemsize,
     }
-    write_book(out_path, header, walker.records, walker.certs)
-    return header
+    Counter(progress, f"writing {shown(out_path)}", len(walker.records), "records")
+    return header, write_book(out_path, header, walker.records, walker.certs)
 
 
 def add_record(walker, key, move, interval, fact):
@@ -107,46 +121,63 @@ def add_record(walker, key, move, interval, fact):
         move = old[0] if move == NO_MOVE else move
         before = CODE_VALUES[old[1]]
         lo, hi = max(lo, before.lo), min(hi, before.hi)
-    walker.records[key] = (move, VALUE_CODES[Value.of(lo, hi)])
+    code = INTERVAL_CODES.get((lo, hi))
+    walker.records[key] = (move, VALUE_CODES[Value.of(lo, hi)] if code is None else code)
+
+
+def decisive_statuses(fact):
+    """The statuses of a child that alone decide it as ``fact`` needs (a stone that wins at once)."""
+    values = {st: status_value(st) for st in Status if st != Status.ONGOING}
+    return frozenset(st for st, v in values.items() if good_for(v.lo, v.hi, fact))
+
+
+DECISIVE = {fact: decisive_statuses(fact) for fact in PROOF_FACT}
 
 
 def decisive_move(moves, statuses, fact):
     """The first move whose status alone decides its child as ``fact`` needs (a stone that
     wins at once, say), or None."""
-    for m, st in zip(moves, statuses):
-        if st != Status.ONGOING:
-            v = status_value(st)
-            if good_for(v.lo, v.hi, fact):
-                return m
-    return None
+    decisive = DECISIVE[fact]
+    return next((m for m, st in zip(moves, statuses) if st in decisive), None)
+
+
+BATCH = 4096  # positions a walker looks up and expands in one call into LMDB and the kernels
 
 
 @dataclass
 class StrategyWalker:
     """Follows strategies through a read view of the DAG, its proof table and its certificates,
     collecting what a book holds: a record per position the strategies need (the owner's move,
-    or none where a certificate decides the position) and the certificates used."""
+    or none where a certificate decides the position) and the certificates used. Positions are
+    taken a batch at a time: their nodes, proofs and certificates in one LMDB call each, their
+    children in one kernel call (a book has hundreds of thousands of positions; a call per
+    position cost most of the export's time)."""
 
     view: object  # a store.ReadView with the game
     records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
+    counter: object = None  # a progress.Counter of the positions walked, or None
 
     def interval(self, key):
         """What the database proved about a position: node, proof record and certificates."""
+        view = self.view
+        return self.interval_of(view.node(key), view.proof(key), view.certificates(key))
+
+    def interval_of(self, node, proof, certs):
         lo, hi = 0, 2
-        for rec in (self.view.node(key), self.view.proof(key)):
+        for rec in (node, proof):
             if rec is not None:
                 lo, hi = max(lo, rec.lo), min(hi, rec.hi)
-        for cert in self.view.certificates(key):
+        for cert in certs:
             v = self.view.game.certificate_value(cert)
             lo, hi = max(lo, v.lo), min(hi, v.hi)
         return lo, hi
 
-    def certificate_for(self, key, fact):
-        """A stored certificate of ``key`` that proves what ``fact`` needs, or None; checked
-        by the game's own definitions before it goes into a book."""
+    def certificate_for(self, key, certs, fact):
+        """One of ``certs`` (stored for ``key``) that proves what ``fact`` needs, or None;
+        checked by the game's own definitions before it goes into a book."""
         game = self.view.game
-        for cert in self.view.certificates(key):
+        for cert in certs:
             v = game.certificate_value(cert)
             if good_for(v.lo, v.hi, fact):
                 if not game.certificate_holds(game.position(key), cert):
@@ -154,15 +185,14 @@ class StrategyWalker:
                 return cert
         return None
 
-    def owner_move(self, key, fact, children):
-        """The strategy owner's move at ``key``: from the proof table, else one that ends the
+    def owner_move(self, key, fact, proof, children):
+        """The strategy owner's move at ``key``: from its proof record, else one that ends the
         game as ``fact`` needs (proofs store no record where a stone wins at once), else a good
-        stored child."""
-        proof = self.view.proof(key)
+        stored child; None when there is none. ``children()`` gives the position's Children."""
         move = proof.strategy_move(fact) if proof is not None else None
         if move is not None:
             return move
-        keys, moves, statuses = children
+        keys, moves, statuses = children()
         move = decisive_move(moves, statuses, fact)
         if move is not None:
             return move
@@ -174,33 +204,94 @@ class StrategyWalker:
     def strategy(self, root, fact):
         """Walk the strategy that proves ``fact`` from ``root``, adding what it needs."""
         game = self.view.game
-        seen = set()
+        if game.status(game.position(root)) != Status.ONGOING:
+            return
+        seen = {root}
         stack = [root]
         while stack:
-            key = stack.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            pos = game.position(key)
-            if game.status(pos) != Status.ONGOING:
-                continue
-            cert = self.certificate_for(key, fact)
+            batch = stack[-BATCH:]
+            del stack[-BATCH:]
+            for key in self.expand(batch, fact):
+                if key not in seen:
+                    seen.add(key)
+                    stack.append(key)
+            if self.counter is not None:
+                self.counter.add(len(batch))
+
+    def expand(self, batch, fact):
+        """Record what the ongoing positions of ``batch`` need; the keys of their ongoing
+        children the strategy goes on to (the owner's move's, every move's of the other)."""
+        view, game = self.view, self.view.game
+        nodes, proofs, stored = view.nodes_of(batch), view.proofs_of(batch), view.certificates_of(batch)
+        decided = set()
+        for key in batch:
+            certs = stored.get(key, ())
+            cert = self.certificate_for(key, certs, fact) if certs else None
             if cert is not None:
                 self.certs.setdefault(key, set()).add(cert)
-                add_record(self, key, NO_MOVE, self.interval(key), fact)
+                add_record(self, key, NO_MOVE, self.interval_of(nodes.get(key), proofs.get(key), certs), fact)
+                decided.add(key)
+        owned, owned_moves, searched, owners = [], [], [], []
+        for key in batch:
+            if key in decided:
                 continue
-            children = game.children(pos)
-            keys, moves, statuses = children
-            if game.first_to_move(pos) == fact.proven:
-                move = self.owner_move(key, fact, children)
-                if move is None:
-                    raise ExportError(f"position {key.hex()} has no stored move for its strategy")
-                add_record(self, key, move, self.interval(key), fact)
-                i = moves.index(move)
-                if statuses[i] not in GAME_OVER:
-                    stack.append(keys[i])
+            owner = game.first_to_move(game.position(key)) == fact.proven
+            proof = proofs.get(key)
+            move = proof.strategy_move(fact) if owner and proof is not None else None
+            if move is None:  # its children are needed: every one, or the owner's move's
+                searched.append(key)
+                owners.append(owner)
             else:
-                stack.extend(k for k, st in zip(keys, statuses) if st not in GAME_OVER)
+                owned.append(key)
+                owned_moves.append(move)
+        out = []
+        if searched:
+            # one kernel call, and numpy picks: every ongoing child of the other player's
+            # positions, the first decisive move of the owner's (a stone that wins at once)
+            counts, moves, ka, kb, st = game.children_of_many(searched)
+            valid = np.arange(moves.shape[1]) < counts[:, None]
+            owner_rows = np.array(owners)
+            ongoing = valid & ~np.isin(st, GAME_OVER)
+            pick = ongoing & ~owner_rows[:, None]
+            out += keys_from_arrays(ka[pick], kb[pick])
+            decisive = valid & np.isin(st, list(DECISIVE[fact])) & owner_rows[:, None]
+            found = decisive.any(axis=1)
+            first = decisive.argmax(axis=1)
+            for i in np.flatnonzero(owner_rows).tolist():
+                key = searched[i]
+                if found[i]:
+                    j = int(first[i])
+                    move = int(moves[i, j])
+                    if ongoing[i, j]:
+                        out += keys_from_arrays(ka[i, j : j + 1], kb[i, j : j + 1])
+                else:
+                    n = int(counts[i])
+                    kids = Children(keys_from_arrays(ka[i, :n], kb[i, :n]), moves[i, :n].tolist(),
+                                    st[i, :n].tolist())  # fmt: skip
+                    move = self.owner_move(key, fact, None, lambda kids=kids: kids)
+                    if move is None:
+                        raise ExportError(f"position {key.hex()} has no stored move for its strategy")
+                    j = kids.moves.index(move)
+                    if kids.statuses[j] not in GAME_OVER:
+                        out.append(kids.keys[j])
+                self.record_move(key, move, nodes, proofs, stored, fact)
+        for key, move in zip(owned, owned_moves):
+            self.record_move(key, move, nodes, proofs, stored, fact)
+        keys, statuses = game.after_moves(owned, owned_moves)
+        out += [k for k, st in zip(keys, statuses) if st == Status.ONGOING]
+        return out
+
+    def record_move(self, key, move, nodes, proofs, stored, fact):
+        """Record the owner's ``move`` at ``key`` with what the batch's lookups proved there."""
+        if move not in self.view.game.cells or key_stones(key) >> move & 1:
+            raise ExportError(f"position {key.hex()}: its stored move {move} is not a move there")
+        interval = self.interval_of(nodes.get(key), proofs.get(key), stored.get(key, ()))
+        add_record(self, key, move, interval, fact)
+
+
+def key_stones(key):
+    """The cells occupied in the position of a 16-byte key."""
+    return int.from_bytes(key[:8], "big") | int.from_bytes(key[8:], "big")
 
 
 class Source(NamedTuple):
@@ -346,10 +437,14 @@ class GraphStrategyWalker:
 
 def write_book(path, header, records, certs=None):
     """Write header and records (key -> (move, value code)) as a book file: format version 1,
-    or version 2 when there are certificates (key -> {Certificate}), sorted by key and payload."""
-    arr = np.empty(len(records), RECORD)
-    for i, (key, (move, code)) in enumerate(sorted(records.items())):
-        arr[i] = (int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big"), move, code)
+    or version 2 when there are certificates (key -> {Certificate}), sorted by key and payload.
+    Returns the number of bytes written."""
+    keys = sorted(records)
+    arr = np.empty(len(keys), RECORD)
+    halves = np.frombuffer(b"".join(keys), ">u8").reshape(-1, 2)
+    arr["a"], arr["b"] = halves[:, 0], halves[:, 1]
+    arr["move"] = [records[k][0] for k in keys]
+    arr["value"] = [records[k][1] for k in keys]
     table = b"".join(
         key + bytes([cert.kind]) + len(cert.payload).to_bytes(2, "big") + cert.payload
         for key in sorted(certs or {})
@@ -364,6 +459,7 @@ def write_book(path, header, records, certs=None):
     raw = magic + len(head).to_bytes(4, "big") + head + arr.tobytes() + table
     data = zstandard.ZstdCompressor(level=10, write_checksum=True).compress(raw)
     write_atomically(Path(path), data)
+    return len(data)
 
 
 def write_atomically(path, data):

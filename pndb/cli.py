@@ -221,6 +221,54 @@ def report_progress(p):
     )
 
 
+class ProgressShown:
+    """Renders progress.Ticks of a long command on stderr: click's progress bar on a terminal,
+    else a plain line when a step starts and every PLAIN_SECONDS (logs stay readable)."""
+
+    PLAIN_SECONDS = 5.0
+
+    def __init__(self, command):
+        self.command = command
+        self.step = None
+        self.bar = None
+        self.shown_at = 0.0
+        self.terminal = sys.stderr.isatty()
+
+    def __call__(self, tick):
+        import time
+
+        if tick.step != self.step:
+            self.close()
+            self.step = tick.step
+            self.shown_at = -math.inf
+            if self.terminal:
+                self.bar = click.progressbar(
+                    iterable=None if tick.total is not None else iter(()), length=tick.total,
+                    label=f"{self.command}: {tick.step}", file=sys.stderr, show_pos=True,
+                    show_eta=tick.total is not None,
+                )  # fmt: skip
+                self.bar.__enter__()
+        if self.bar is not None:
+            self.bar.update(tick.done - self.bar.pos)
+        elif time.monotonic() - self.shown_at >= self.PLAIN_SECONDS:
+            self.shown_at = time.monotonic()
+            of = f" of {tick.total:,}" if tick.total is not None else ""
+            count = f": {tick.done:,}{of} {tick.unit}" if tick.done or of else ""
+            click.echo(f"{self.command}: {tick.step}{count}", err=True)
+
+    def close(self):
+        """End the current step's bar (a terminal line of its own)."""
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 @contextmanager
 def stop_on_signals():
     """Until the block ends, SIGINT and SIGTERM only set a flag; yields ``should_stop``."""
@@ -445,7 +493,8 @@ def check(db):
     """
     from pndb import api
 
-    report = api.check(db)
+    with ProgressShown("check") as progress:
+        report = api.check(db, progress=progress)
     click.echo(f"{report.nodes} nodes, {report.expanded} expanded, {report.links} parent links")
     for p in report.problems:
         click.echo(p)
@@ -468,7 +517,8 @@ def export(db, output, partial):
     """
     from pndb import api
 
-    r = api.export(db, output, partial=partial)
+    with ProgressShown("export") as progress:
+        r = api.export(db, output, partial=partial, progress=progress)
     h = r.header
     click.echo(
         f"{r.path}: {h['game']} {h['value']}{' (partial)' if partial else ''}, "
@@ -486,7 +536,8 @@ def compact(db):
     """
     from pndb import api
 
-    r = api.compact(db)
+    with ProgressShown("compact") as progress:
+        r = api.compact(db, progress=progress)
     click.echo(
         f"{db}: nodes {r.nodes_before} -> {r.nodes_after}, parent links {r.links_before} -> {r.links_after}, "
         f"proof records {r.proof_records_before} -> {r.proof_records_after}, "
@@ -505,7 +556,9 @@ def verify(book):
     """
     from pndb_tools.verify import main as verify_main
 
-    sys.exit(verify_main([book]))
+    with ProgressShown("verify") as progress:
+        code = verify_main([book], progress)
+    sys.exit(code)
 
 
 @main.command()

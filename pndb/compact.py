@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from pndb.book import STRATEGIES, StrategyWalker
 from pndb.integrity import decided_good
+from pndb.progress import Counter
 from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE
 
 
@@ -67,8 +68,9 @@ def open_part(view, root):
     return keep, frontier
 
 
-def compact(store, game):
-    """Compact the database of ``store`` (opened as the writer); returns a CompactReport."""
+def compact(store, game, progress=None):
+    """Compact the database of ``store`` (opened as the writer); returns a CompactReport.
+    ``progress``: called with a progress.Tick as the compaction goes on."""
     bytes_before = store.file_bytes()
     with store.view(game) as view:
         counts = view.counts()
@@ -78,7 +80,9 @@ def compact(store, game):
         keep, frontier = open_part(view, bytes.fromhex(root_hex))
         proofs = {}
         leaves = []
+        counter = Counter(progress, "writing the strategies of decided nodes", len(frontier), "nodes")
         for key in frontier:
+            counter.add()
             rec = view.node(key)
             if rec.terminal:
                 continue
@@ -99,6 +103,7 @@ def compact(store, game):
         drop_nodes = [k for k, _ in view.nodes() if k not in keep]
         drop_links = [(c, p) for c, p in view.links() if c not in keep or p not in expanded]
     store.commit(nodes=leaves, proofs=proofs.items(), drop_nodes=drop_nodes, drop_links=drop_links)
+    Counter(progress, "rewriting the file", None, "")
     store.compact_file()
     with store.view() as view:
         after = view.counts()

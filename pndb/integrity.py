@@ -12,6 +12,7 @@ proof's first step in the proof table (the owner's move, or a proof record at ev
 
 from dataclasses import dataclass, field
 
+from pndb.progress import Counter
 from pndb.store import StoreError
 from pndb.values import (
     EVALUATED,
@@ -228,29 +229,38 @@ def check_root(store, game, key):
         raise StoreError(f"the database is damaged ({report.problems[0]}); `pndb check` tells more")
 
 
-def check_store(store, game):
+def check_store(store, game, progress=None):
+    """``progress``: called with a progress.Tick as the records are checked."""
     report = CheckReport()
     with store.view(game) as view:
         view.all_meta()  # every entry must be JSON
+        c = view.counts()
+        total = 2 * c["parent_links"] + c["proof_records"] + c["certificates"] + c["nodes"]
+        counter = Counter(progress, "checking records", total, "records")
         linked = set()
         for child, parent in view.links():
+            counter.add()
             report.links += 1
             problem = key_problem(game, bytes(child)) or key_problem(game, bytes(parent))
             if problem:
                 report.problem(f"parent link: {problem}")
             linked.add((bytes(child), bytes(parent)))
         for key, proof in view.proofs():
+            counter.add()
             problem = key_problem(game, key) or proof_problem(view, key, proof)
             if problem:
                 report.problem(problem)
         for key, cert in view.all_certificates():
+            counter.add()
             problem = key_problem(game, key)
             if problem or not game.certificate_holds(game.position(key), cert):
                 report.problem(problem or f"certificate {key.hex()}: it does not hold")
         for key, rec in view.nodes():
+            counter.add()
             report.nodes += 1
             check_node(report, view, key, rec, linked)
         for child, parent in linked:
+            counter.add()
             prec = view.node(parent)
             if prec is None or not prec.expanded:
                 report.problem(f"link {child.hex()} -> {parent.hex()}: the parent is not an expanded node")

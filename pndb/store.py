@@ -461,6 +461,11 @@ class ReadView:
         found = self.txn.cursor(db=self.store.proof).getmulti(board_keys)
         return {k: decode(Proof, PROOF, k, v) for k, v in found}
 
+    def nodes_of(self, keys):
+        """The Nodes stored for those of ``keys`` that have one, as a dict, in one call."""
+        found = self.txn.cursor(db=self.store.nodes).getmulti(keys)
+        return {k: decode(Node, NODE, k, v) for k, v in found}
+
     def certificates(self, key):
         """The Certificates stored for ``key`` (a position may have one per defender); a node
         key's and its representative's."""
@@ -471,6 +476,16 @@ class ReadView:
             cur = self.txn.cursor(db=self.store.certs)
             if cur.set_key(k):
                 out += [decode_certificate(k, v) for v in cur.iternext_dup()]
+        return out
+
+    def certificates_of(self, keys):
+        """The Certificates stored for those of ``keys`` (board keys) that have one, as a dict
+        key -> [Certificate], in one call."""
+        if self.store.certs is None:
+            return {}
+        out = {}
+        for k, v in self.txn.cursor(db=self.store.certs).getmulti(keys, dupdata=True):
+            out.setdefault(k, []).append(decode_certificate(k, v))
         return out
 
     def graph(self, key):

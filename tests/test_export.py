@@ -1,16 +1,22 @@
 """`pndb export -o PATH` never clobbers what PATH is: a symlink is written through, a FIFO or a
 character device in place, a database directory is refused, and a new book gets the user's
-umask. Real files, FIFOs and terminals throughout."""
+umask. Ctrl-C during an export or a verification exits 130 with no traceback and no temporary
+file. Real files, FIFOs, terminals and processes throughout."""
 
 import hashlib
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
 import tty
 from pathlib import Path
 
 import pytest
 from conftest import cli
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +153,68 @@ def test_a_new_book_gets_the_users_umask_and_a_replaced_one_keeps_its_mode(solve
     kept.chmod(0o604)
     assert cli("export", db, "-o", kept).returncode == 0
     assert stat.S_IMODE(os.stat(kept).st_mode) == 0o604
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+
+def start(*args):
+    """A process of its own, stderr read line by line."""
+    return subprocess.Popen(
+        [sys.executable, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+
+
+def interrupt_after(proc, line_starts):
+    """Send SIGINT once stderr shows a line starting with ``line_starts``; (code, stderr)."""
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith(line_starts):
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    proc.wait(120)
+    return proc.returncode, "".join(seen) + rest
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A database whose export takes long enough to interrupt: connect4:5x4 (second-wins)."""
+    d = tmp_path_factory.mktemp("big")
+    db = d / "c.lmdb"
+    p = cli("solve", "connect4:5x4", "--db", db, "--quiet", "--no-knowledge")
+    assert p.returncode == 0, p.stderr
+    return db
+
+
+def test_ctrl_c_during_export_exits_130_and_leaves_no_temporary_file(big, tmp_path):
+    proc = start("-m", "pndb", "export", big, "-o", tmp_path / "c.pnbook")
+    code, err = interrupt_after(proc, "export:")
+    assert code == 130, err
+    assert "Traceback" not in err and err.strip().endswith("interrupted"), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_while_export_waits_for_a_fifo_reader(solved, tmp_path):
+    db, _ = solved
+    fifo = tmp_path / "book.fifo"
+    os.mkfifo(fifo)
+    proc = start("-m", "pndb", "export", db, "-o", fifo)
+    code, err = interrupt_after(proc, "export: writing")
+    assert code == 130, err
+    assert "Traceback" not in err and err.strip().endswith("interrupted"), err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["book.fifo"]
+
+
+@pytest.mark.parametrize("command", [["tools/verify.py"], ["-m", "pndb", "verify"]])
+def test_ctrl_c_during_verification_exits_130(big, tmp_path, command):
+    if "verify" in command:  # `pndb verify` runs tools/verify.py installed as pndb_tools
+        pytest.importorskip("pndb_tools")
+    book = tmp_path / "c.pnbook"
+    assert cli("export", big, "-o", book).returncode == 0
+    proc = start(*command, book)
+    code, err = interrupt_after(proc, "verify:")
+    assert code == 130, err
+    assert "Traceback" not in err and err.strip().endswith("interrupted"), err

@@ -1807,12 +1807,13 @@ def _unwind(path) -> list[int]:
 
 
 def walk_strategy(
-    book: Book, eng: Engine, start, owner: int, thr: int, claim: str, checker: CertificateChecker
+    book: Book, eng: Engine, start, owner: int, thr: int, claim: str, checker: CertificateChecker,
+    tick=None,
 ) -> int:
     """Check one player's strategy from the start: the book's move where ``owner`` is to move,
     every legal reply elsewhere; every line must end with an outcome >= thr (owner first) or
     <= thr (owner second), or at a certificate that proves as much.  Returns the number of
-    positions checked; raises Hole.
+    positions checked; raises Hole.  ``tick(n)`` is called every TICK positions.
 
     Actual positions are walked (so a hole can be reported as the moves that lead to it); checked
     positions are remembered by canonical key, since the game tree is a DAG and symmetric
@@ -1853,6 +1854,8 @@ def walk_strategy(
         while stack:
             f, s, key, k, path = stack.pop()
             nodes += 1
+            if tick is not None and not nodes % TICK:
+                tick(nodes)
             nf = f.bit_count()
             mover = 0 if nf == s.bit_count() else 1
             i = bl(keys, key)
@@ -1922,9 +1925,23 @@ def walk_strategy(
     return nodes
 
 
+class Tick(NamedTuple):
+    """How far the verification has got (the fields of pndb's progress.Tick, for its CLI)."""
+
+    step: str
+    done: int
+    total: int | None = None
+    unit: str = "positions"
+
+
+TICK = 1 << 14  # positions between two Ticks
+PLAIN_SECONDS = 5.0  # between two progress lines of main()
+
+
 def verify_book(book: Book, progress=None) -> Report:
     """Check a parsed book: its rules (against the named game, then the symmetries), its start
-    position, and the proof of its value."""
+    position, and the proof of its value. ``progress`` gets a Tick when each strategy's walk
+    starts and every TICK positions."""
     h = book.header
     game, claim = h["game"], h["value"]
     rep = Report(
@@ -1955,13 +1972,19 @@ def verify_book(book: Book, progress=None) -> Report:
     t0 = time.perf_counter()
     total = 0
     for owner, thr in plans:
+        tick = None
         if progress:
-            progress(
+            step = (
                 f"checking the {PLAYER_NAME[owner]}'s strategy "
                 f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})"
             )
+            progress(Tick(step, 0))
+
+            def tick(n, step=step):
+                progress(Tick(step, n))
+
         try:
-            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker)
+            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker, tick)
         except Hole as hole:
             rep.certificates_used = checker.used
             line = start_cells + _unwind(hole.path)
@@ -1990,13 +2013,33 @@ def verify_file(path, progress=None) -> Report:
         return Report(False, 1, f"not proven: {e}")
 
 
-def main(argv=None) -> int:
+class PlainProgress:
+    """Progress as plain lines on stderr: when a step starts and every PLAIN_SECONDS."""
+
+    def __init__(self):
+        self.step, self.shown_at = None, 0.0
+
+    def __call__(self, tick):
+        now = time.monotonic()
+        if tick.step != self.step or now - self.shown_at >= PLAIN_SECONDS:
+            count = f": {tick.done:,} {tick.unit}" if tick.done else ""
+            print(f"verify: {tick.step}{count}", file=sys.stderr, flush=True)
+            self.step, self.shown_at = tick.step, now
+
+
+def main(argv=None, progress=None) -> int:
+    """The command line; ``progress`` renders Ticks (default: plain lines on stderr). Ctrl-C
+    exits 130 with one line."""
     ap = argparse.ArgumentParser(description="Verify a pndb solution book independently of pndb.")
     ap.add_argument("book")
     ap.add_argument("--quiet", action="store_true", help="print only the verdict line")
     a = ap.parse_args(argv)
-    progress = None if a.quiet else (lambda msg: print(msg, file=sys.stderr))
-    rep = verify_file(a.book, progress)
+    progress = None if a.quiet else (progress or PlainProgress())
+    try:
+        rep = verify_file(a.book, progress)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     stats = (
         f"{rep.positions} positions checked in {rep.seconds:.2f} s "
         f"({rep.rate:,.0f} positions/s), {rep.records} records"

@@ -506,6 +506,37 @@ def children(a, b, t, reduce_symmetry):
     return n, moves, ka, kb, st
 
 
+@njit(cache=True)
+def children_of_many(a, b, t):
+    """children() of many ongoing positions in one call (a walk through a whole book pays one
+    call's overhead per batch, not per position): (counts, moves, key_a, key_b, status), row i
+    holding the counts[i] children of (a[i], b[i])."""
+    n = a.shape[0]
+    counts = np.empty(n, np.int64)
+    moves = np.empty((n, 64), np.int64)
+    ka = np.empty((n, 64), np.uint64)
+    kb = np.empty((n, 64), np.uint64)
+    st = np.empty((n, 64), np.int64)
+    img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    for i in range(n):
+        counts[i] = children_into(a[i], b[i], t, True, moves[i], ka[i], kb[i], st[i], img)
+    return counts, moves, ka, kb, st
+
+
+@njit(cache=True)
+def after_moves(a, b, cells, t):
+    """The canonical keys and statuses of many positions after one stone each on ``cells``."""
+    n = a.shape[0]
+    ka = np.empty(n, np.uint64)
+    kb = np.empty(n, np.uint64)
+    st = np.empty(n, np.int64)
+    for i in range(n):
+        xa, xb = play(a[i], b[i], cells[i])
+        ka[i], kb[i], _ = canonical(xa, xb, t.sym_bytes)
+        st[i] = status(xa, xb, t)
+    return ka, kb, st
+
+
 StepTables = namedtuple(
     "StepTables",
     [

@@ -179,6 +179,20 @@ class Game:
         n, moves, ka, kb, st = K.children(np.uint64(pos.first), np.uint64(pos.second), self.tables, True)
         return Children(keys_from_arrays(ka[:n], kb[:n]), moves[:n].tolist(), st[:n].tolist())
 
+    def children_of_many(self, keys):
+        """The children of the ongoing positions of many canonical keys, in one kernel call, as
+        arrays: (counts, moves, key_a, key_b, statuses), row i holding the counts[i] children of
+        position i in move order (as :meth:`children` gives them), the rest of the row unused."""
+        a, b = arrays_from_keys(keys)
+        return K.children_of_many(a, b, self.tables)
+
+    def after_moves(self, keys, moves):
+        """(canonical keys, statuses) of the positions of many canonical keys after one move each
+        (in the key's orientation), in one kernel call."""
+        a, b = arrays_from_keys(keys)
+        ka, kb, st = K.after_moves(a, b, np.array(moves, np.int64), self.tables)
+        return keys_from_arrays(ka, kb), [Status(s) for s in st.tolist()]
+
     def legal_moves(self, pos):
         """The legal moves in move order (whether or not the game is over)."""
         legal = int(K.legal_mask(np.uint64(pos.first), np.uint64(pos.second), self.tables))
