@@ -74,6 +74,7 @@ class ExportError(RuntimeError):
 def export_book(store, game, out_path, partial=False, progress=None):
     """Write the book of the store's start position; returns (the header written, the bytes
     written). ``progress`` gets a progress.Tick as the walk goes on and when writing starts."""
+    output_target(out_path)
     with store.view(game) as view:
         start = view.meta("start")
         root_hex = view.meta("root")
@@ -470,19 +471,9 @@ def write_atomically(path, data):
     (a pipe, a terminal, /dev/null) is written in place. Anything else, and any path in a
     database directory, is refused. A new file gets the user's umask, a replaced one keeps
     its permission bits."""
-    target = Path(os.path.realpath(path))
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise BookError(f"cannot write {path}: {e.strerror}") from None
+    target, st = output_target(path)
     if st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
         return write_in_place(path, data)
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise BookError(f"cannot write {path}: it is not a regular file, a pipe or a character device")
-    if (target.parent / "data.mdb").exists():
-        raise BookError(f"cannot write {path}: {target.parent} is a database directory")
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~current_umask()
     try:
         fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
@@ -500,6 +491,26 @@ def write_atomically(path, data):
         if isinstance(e, OSError):
             raise BookError(f"cannot write {path}: {e.strerror}") from None
         raise
+
+
+def output_target(path):
+    """(the real path, its stat or None when it does not exist) of a book's output ``path``, or
+    a BookError saying in one line why a book may not be written there: neither a regular
+    file, a pipe nor a character device, or a path in a database directory. Export asks it
+    before its walk, so that a refusal comes first; write_atomically asks again."""
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise BookError(f"cannot write {path}: {e.strerror}") from None
+    special = st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode))
+    if st is not None and not special and not stat.S_ISREG(st.st_mode):
+        raise BookError(f"cannot write {path}: it is not a regular file, a pipe or a character device")
+    if not special and (target.parent / "data.mdb").exists():
+        raise BookError(f"cannot write {path}: {target.parent} is a database directory")
+    return target, st
 
 
 def write_in_place(path, data):
