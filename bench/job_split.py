@@ -51,14 +51,14 @@ def main(argv=None):
 
     def search(s):
         return inner.solve_one(
-            start[0], start[0], job.question, s.tables, s.steps, s.table, s.stack, job.budget, inner.EPS,
-            s.pair_budget,
+            start[0], start[0], job.question, s.tables, s.rules, s.steps, s.table, s.stack, job.budget,
+            inner.EPS, s.pair_budget,
         )[2]  # fmt: skip
 
     def numba_job(s):
         found = inner.run_job(
-            job.keys_a, job.keys_b, job.question, s.tables, s.steps, s.table, s.stack, job.budget, inner.EPS,
-            False, False, s.pair_budget, s.pair_budget, int(inner.INF), int(inner.INF),
+            job.keys_a, job.keys_b, job.question, s.tables, s.rules, s.steps, s.table, s.stack, job.budget,
+            inner.EPS, False, False, s.pair_budget, s.pair_budget, int(inner.INF), int(inner.INF),
         )  # fmt: skip
         return int(found[2][0])
 

@@ -14,7 +14,6 @@ SettingsError, each with a one-line message.
 import math
 import os
 import tempfile
-import time
 from contextlib import contextmanager
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -72,7 +71,7 @@ def as_game(game):
 
 def make_search(
     store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, checkpoint_seconds=1.0,
-    inner_scheme=DEFAULT_INNER_SCHEME, quick=False,
+    inner_scheme=DEFAULT_INNER_SCHEME, quick=False, announce=lambda: None,
 ):  # fmt: skip
     """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
     quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
@@ -81,7 +80,8 @@ def make_search(
     evaluator at all. ``inner_scheme``: how the budgets follow the search (search.SCHEMES:
     "follow" or "fixed"). In a graph-keyed store the outer search sees the game through graph
     keys (its table the node cache, written with each checkpoint); the inner solver keeps board
-    keys. ``quick``: a quick start (see quick_start), the inner solver made once it is over."""
+    keys. ``quick``: a quick start (see quick_start), the inner solver made once it is over.
+    ``announce()`` is called before the inner solver is made (see compile_announcer)."""
     from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
     from pndb.search import Search
 
@@ -105,6 +105,7 @@ def make_search(
     def new_inner(board_game=game):
         from pndb import jit
 
+        announce()
         jit.interpret(False)  # the inner solver's kernels call the game's compiled ones
         from pndb.inner import InnerSolver
 
@@ -126,6 +127,23 @@ def has_evaluator(inner_nodes):
     """Whether a solve's search has an evaluator: ``inner_nodes`` (--inner-nodes, the base
     budget of its leaves) 0 means none, and the outer search expands every leaf."""
     return inner_nodes > 0
+
+
+def compile_announcer(game, inner_nodes, on_compile):
+    """A function that calls ``on_compile(seconds)`` the first time it is called, when the
+    kernels a solve of ``game`` compiles (its family's: pndb.jit.family) are not in the cache
+    yet; ``seconds``: about how long they take. A solve calls it just before it may compile."""
+    from pndb import jit
+
+    pending = [on_compile is not None and has_evaluator(inner_nodes)]
+
+    def announce():
+        if pending.pop() if pending else False:
+            seconds = jit.first_compile(game)
+            if seconds is not None:
+                on_compile(seconds)
+
+    return announce
 
 
 @contextmanager
@@ -166,6 +184,7 @@ def solve(
     on_progress=None,
     inner_scheme=DEFAULT_INNER_SCHEME,
     graph_keys=False,
+    on_compile=None,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
     ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
@@ -174,7 +193,9 @@ def solve(
     ``checkpoint_seconds``: a crash loses at most that much. ``should_stop()`` is polled between steps;
     ``on_progress`` gets a search.Progress every few seconds. ``graph_keys``: key the outer DAG
     by graph keys (pndb.games.graphkey; games without gravity), merging positions whose
-    remaining games are isomorphic; a database keeps the keys it was created with."""
+    remaining games are isomorphic; a database keeps the keys it was created with.
+    ``on_compile(seconds)`` is called before the solve compiles kernels a cold cache lacks
+    (compile_announcer); the solve's seconds leave compiling out."""
     from pndb.search import Limits  # (the search, and numba with it, only where a command searches)
 
     check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
@@ -187,14 +208,18 @@ def solve(
         open_for_game(path, g, writer=True, graph_keys=graph_keys) as store,
         quick_start(g, inner_nodes) as quick,
     ):
+        announce = compile_announcer(g, inner_nodes, on_compile)
+        if not quick:  # the kernels are compiled from the first one on
+            announce()
         with store.view(g) as view:
             root = view.game.key(pos)
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
         store.commit(meta={"start": start, "root": root.hex()})
         search = make_search(
-            store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick
-        )
+            store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick,
+            announce,
+        )  # fmt: skip
         try:
             root = search.game.key(pos)  # a graph-keyed root enters the table it is read from
             outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
@@ -259,27 +284,43 @@ def check_graph_keys(game, graph_keys):
 
 
 def best_moves(store, game, pos, value):
-    """Moves from ``pos`` whose stored child has ``value`` (only examined children are known)."""
+    """The moves from ``pos`` proven to keep its exact ``value``: those whose stored child has
+    it, and the move of the strategy that proves it for the player to move (where the inner
+    search decided ``pos``, no child is stored; its proof record holds that move). Where the
+    value's strategies all belong to the opponent, every move keeps it."""
+    from pndb.book import STRATEGIES, StrategyWalker
+
+    moves = game.legal_moves(pos)
+    mover = game.first_to_move(pos)
+    facts = [fact for fact in STRATEGIES[value] if fact.proven == mover]
+    if not facts:
+        return [game.move_name(move) for move in moves]
     with store.view(game) as view:
-        out = []
-        for move in game.legal_moves(pos):
+        best = set()
+        for move in moves:
             rec = view.node(view.game.key(game.play(pos, move)))
             if rec is not None and rec.value == value:
-                out.append(game.move_name(move))
-        return out
+                best.add(move)
+        if not store.graph_keyed:  # (a graph-keyed store's root move needs its representative's map)
+            key, symmetry = game.canonical(pos)
+            move = StrategyWalker(view).owner_move(key, facts[0], game.children(game.position(key)))
+            if move is not None:
+                best.add(game.move_to_board(symmetry, move))
+        return [game.move_name(move) for move in moves if move in best]
 
 
 def solve_positions(
     game, lines, db=None, max_seconds=None, max_nodes=None, target="value",
     inner_nodes=DEFAULT_INNER_NODES, inner_mb=None, memory_mb=DEFAULT_MEMORY_MB, knowledge=True,
     checkpoint_seconds=DEFAULT_CHECKPOINT_SECONDS, should_stop=None, inner_scheme=DEFAULT_INNER_SCHEME,
-    graph_keys=False,
+    graph_keys=False, on_compile=None,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
     without ``db``); yields a PositionResult each. The limits apply to each position. The
     search commits every ``checkpoint_seconds`` and at the end, not after each position: a
-    commit costs more than solving most positions near the end of a game."""
-    from pndb.search import Limits
+    commit costs more than solving most positions near the end of a game. ``on_compile``: as
+    solve's."""
+    from pndb.search import Limits, clock
 
     check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
                    inner_scheme)  # fmt: skip
@@ -296,17 +337,21 @@ def solve_positions(
             open_for_game(path, g, writer=True, graph_keys=graph_keys) as store,
             quick_start(g, inner_nodes) as quick,
         ):
+            announce = compile_announcer(g, inner_nodes, on_compile)
+            if not quick:
+                announce()
             search = make_search(
-                store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick
-            )
+                store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme,
+                quick, announce,
+            )  # fmt: skip
             limits = Limits(max_seconds, max_nodes, target)
             try:
                 for text, pos in starts:
                     root = search.game.key(pos)
                     work = search.expansions + search.evaluator_nodes
-                    start = time.perf_counter()
+                    start = clock()
                     outcome = search.solve(root, limits, should_stop, final_checkpoint=False)
-                    micros = (time.perf_counter() - start) * 1e6
+                    micros = (clock() - start) * 1e6
                     nodes = search.expansions + search.evaluator_nodes - work
                     yield PositionResult(
                         text, outcome.value, nodes, micros, outcome.solved, outcome.interrupted

@@ -206,6 +206,12 @@ def show(game, moves, as_json):
             click.echo(f"  {option.move:>4}  {option.value.name}")
 
 
+def report_compile(seconds):
+    """The one line a solve prints before it compiles kernels the cache lacks (on stderr, even
+    with --quiet: otherwise the first solve sits silent for a minute or more)."""
+    click.echo(f"compiling pndb's kernels, first run only: about {seconds:.0f} s", err=True)
+
+
 def report_progress(p):
     """One progress line on stderr for a search.Progress."""
     from pndb import api
@@ -397,6 +403,7 @@ def solve(
         max_seconds=max_seconds or None, max_nodes=max_nodes or None, target=target,
         inner_nodes=inner_nodes, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
         checkpoint_seconds=checkpoint_seconds, inner_scheme=inner_scheme, graph_keys=graph_keys,
+        on_compile=report_compile,
     )  # fmt: skip
     if positions:
         solve_positions(g, positions, db, options)

@@ -594,7 +594,7 @@ def knowledge_asked(a, b, cell_mask, gravity, rules_limits, skip, everywhere):
 
 
 @nb.njit(cache=True, inline="always")  # inlined: a call would pass every array of Tables
-def knowledge_decides(a, b, q, t, pair_budget, recs, cert, tries, pairs, cover, everywhere):
+def knowledge_decides(a, b, q, t, rules, pair_budget, recs, cert, tries, pairs, cover, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
     wrote into ``cert`` (the Stack's certificate): a kind byte, then the payload of
@@ -603,25 +603,25 @@ def knowledge_decides(a, b, q, t, pair_budget, recs, cert, tries, pairs, cover, 
     the tuples: see knowledge_asked).
     Without gravity a pairing: for q0 one of the second player (the first never completes a
     pattern: disproven), for q1 one of the first player (the second never does: proven). In
-    Connect Four Allis' rules (pndb.games.connect4_rules). ``pair_budget``: the nodes of a
+    Connect Four Allis' rules (pndb.games.connect4_rules): ``rules``, their lines (t.rules_lines)
+    with gravity, None without (see search_frames). ``pair_budget``: the nodes of a
     pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
 
     The search (not ``everywhere``) counts the positions it evaluates and their decisions by
     number of empty cells in ``tries``. A position the table has marked for q is not
     asked again: df-pn enters a position many times, and a proof is read after its search (a
     table's marks are all at its solver's budget)."""
-    gravity = t.gravity[0] == 1
     mark = NO_VERDICT << np.uint64(q)
     s = find(recs, a, b)
     if s >= 0 and recs[s, META] & mark != K.ZERO:
         return 0, mark, 0
-    if gravity:  # (the evaluations are calls that pass only the arrays they read)
-        w, h = t.columns.shape
-        found, size = C.nb_decides(w, h, t.rules_lines, a, b, t.rules_limits[0], q, cert[1:])
-        cert[0] = C.CERTIFICATE_KIND
-    else:
+    if rules is None:  # (the evaluations are calls that pass only the arrays they read)
         found, size = pairing_decides(a, b, q, t, pair_budget, pairs, cover, cert)
         cert[0] = PAIRING
+    else:
+        w, h = t.columns.shape
+        found, size = C.nb_decides(w, h, rules, a, b, t.rules_limits[0], q, cert[1:])
+        cert[0] = C.CERTIFICATE_KIND
     if not everywhere:
         empty = K.popcount(t.cell_mask[0] & ~(a | b))
         tries[empty, 0] += 1
@@ -644,7 +644,7 @@ def keep_line(lines, row, tried, cell_images, s):
 
 
 @nb.njit(cache=True)
-def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF, th_dn=INF):
+def solve_one(ka, kb, q, t, rules, steps, tab, st, budget, eps, pair_budget, th_pn=INF, th_dn=INF):
     """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn,
     or fewer once its pn reaches ``th_pn`` or its dn ``th_dn`` (INF: no threshold); the table is
     the one given, or a larger one when it grew.
@@ -680,8 +680,8 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
     while True:
         grow = tab.recs.shape[0] < tab.arena.shape[0]
         depth, counter, pn, dn, full = search_frames(
-            q, t, steps, tab.recs, tab.filled, tab.seen, grow, st, budget, eps, pair_budget, first0, stones0,
-            depth, counter, entering,
+            q, t, rules, steps, tab.recs, tab.filled, tab.seen, grow, st, budget, eps, pair_budget, first0,
+            stones0, depth, counter, entering,
         )  # fmt: skip
         if full:
             tab = larger_table(tab)
@@ -692,12 +692,18 @@ def solve_one(ka, kb, q, t, steps, tab, st, budget, eps, pair_budget, th_pn=INF,
 
 @nb.njit(cache=True)
 def search_frames(
-    q, t, steps, recs, filled, seen, grow, st, budget, eps, pair_budget, first0, stones0, depth, counter,
-    entering,
+    q, t, rules, steps, recs, filled, seen, grow, st, budget, eps, pair_budget, first0, stones0, depth,
+    counter, entering,
 ):
     """Run solve_one's frames from ``depth`` (``entering``: its frame is new) until the root's
     frame returns, or until a frame's store fills the table half when it may ``grow``.
-    Returns (depth, counter, the root's pn and dn once depth is -1, whether the table is full)."""
+    Returns (depth, counter, the root's pn and dn once depth is -1, whether the table is full).
+
+    ``rules``: the Connect Four rules' lines (t.rules_lines) with gravity, None without. Its type
+    tells the family at compile time: numba drops the branches on ``rules is None`` that the
+    type rules out before it compiles their calls, so a game without gravity never compiles
+    Allis' rules, and one with gravity neither pairings nor threat sequences (each family's
+    search compiles in about half the time of both)."""
     nsym = t.cell_images.shape[1]
     # Every array the loop reads is bound to a local once, here, and indexed in two dimensions
     # (st_far[depth, i], not a row view): a tuple member read, a row view or an array passed to
@@ -760,7 +766,7 @@ def search_frames(
             st_sequence_move[depth] = -1
             if own_threats & legal != K.ZERO:
                 n = DECIDED_FOR_MOVER
-            elif sequences:
+            elif rules is None and sequences:
                 if depth > 0 and st_opponent_sequence[depth - 1] == SEQUENCE_NONE:  # the parent showed none
                     st_marks[depth] = NO_SEQUENCE
                 else:
@@ -790,14 +796,14 @@ def search_frames(
             if n == 0 and pair_budget != 0:
                 if knowledge_asked(a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, False):
                     decided, mark, _ = knowledge_decides(
-                        a, b, q, t, pair_budget, recs, st.certificate, st.knowledge_tries,
+                        a, b, q, t, rules, pair_budget, recs, st.certificate, st.knowledge_tries,
                         st.pairs, st.cover, False,
                     )  # fmt: skip
                     st_marks[depth] |= mark
                     if decided != 0:
                         st_marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
                         n = DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
-                if n == 0 and not gravity:  # moves on dead cells dropped (patterns.prune_dead)
+                if rules is None and n == 0:  # moves on dead cells dropped (patterns.prune_dead)
                     legal = P.prune_dead(a, b, t, legal)
             if n == 0:
                 # a draw reaches the mover's goal: q1 for the first player
@@ -978,7 +984,7 @@ def search_frames(
         child_far = th_far - far + best_far if th_far < INF else INF
         st_last[depth] = best
         d = depth + 1
-        if st_opponent_sequence[depth] == SEQUENCE_UNASKED:
+        if rules is None and st_opponent_sequence[depth] == SEQUENCE_UNASKED:
             # whether the opponent, were it to move here, has a threat sequence: if not, it has
             # none after any stone of the mover, so the children this frame enters need not ask
             a = st_img[depth, 0]
@@ -1244,7 +1250,7 @@ def push_move(w, out, a, b, found, cert):
 
 
 @nb.njit(cache=True)
-def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
+def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_budget):
     """Append to the buffers ``out`` the owner's move at each owner-to-move position of the
     proof (or disproof) tree of the solved position (ka, kb), and CERTIFIED with the
     certificate instead of a move at each position knowledge decides.
@@ -1265,7 +1271,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
     w = new_proof_walk(ka, kb, t.cell_images.shape[1])
     nodes = 0
     while True:
-        event = walk_proof(q, proven, t, tab.recs, st, out, seen, w, pair_budget)
+        event = walk_proof(q, proven, t, rules, tab.recs, st, out, seen, w, pair_budget)
         if event == WALK_DONE:
             return out, nodes, tab
         if event == WALK_ROOM:
@@ -1277,7 +1283,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
         # after that, each child on its own, most promising first
         a, b, n = w.stopped[0], w.stopped[1], w.at[1]
         ca, cb, cs = w.ca, w.cb, w.cs
-        _, _, used, tab = solve_one(a, b, q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
+        _, _, used, tab = solve_one(a, b, q, t, rules, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
         nodes += used
         found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
         if found < 0:
@@ -1289,7 +1295,7 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
                 if cs[i] != K.ONGOING:
                     continue
                 pn, dn, used, tab = solve_one(
-                    ca[i], cb[i], q, t, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
+                    ca[i], cb[i], q, t, rules, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
                 )
                 nodes += used
                 if (pn == 0) if proven else (dn == 0):
@@ -1301,13 +1307,13 @@ def extract_proof(ka, kb, q, proven, t, steps, tab, st, eps, out, pair_budget):
 
 
 @nb.njit(cache=True)
-def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
+def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
     """extract_proof's walk over the positions of w's stack (each read once: ``seen``), until
     all are read (WALK_DONE), the buffers ``out`` or ``seen`` need room (WALK_ROOM), or an
     owner's position needs a search (WALK_SEARCH: w.stopped holds it, w its children). It runs
     with arrays that never change (extract_proof grows them and searches between its calls):
     an array variable a loop reassigns costs atomic reference counts at every use, which took
-    half of the extraction's time."""
+    half of the extraction's time. ``rules``: as search_frames'."""
     reported = REPORTED << np.uint64(q)
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
     ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
@@ -1357,7 +1363,7 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
         if asked and not settled_by_children(n, cs, q, proven, owner):
             if s < 0 or recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
-                    a, b, q, t, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
+                    a, b, q, t, rules, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
                 )
                 if verdict == (1 if proven else -1):
                     record(out, a, b, CERTIFIED, cert, size)
@@ -1369,7 +1375,8 @@ def walk_proof(q, proven, t, recs, st, out, seen, w, pair_budget):
             # knows, which needs every child's key
             found = decided_good_child(n, cs, q, proven)
             cell = -1 if found >= 0 or s < 0 else entry_sequence(recs[s, META])
-            if found < 0 and cell < 0 and (s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO):
+            unknown = s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO
+            if rules is None and found < 0 and cell < 0 and unknown:
                 cell = sequence_move(
                     a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
                 )  # fmt: skip
@@ -1419,6 +1426,7 @@ def run_job(
     keys_b,
     q,
     t,
+    rules,
     steps,
     tab,
     st,
@@ -1452,7 +1460,7 @@ def run_job(
             work[i] = 1
         else:
             pns[i], dns[i], work[i], tab = solve_one(
-                keys_a[i], keys_b[i], q, t, steps, tab, st, budget, eps, pair_budget, th_pn, th_dn
+                keys_a[i], keys_b[i], q, t, rules, steps, tab, st, budget, eps, pair_budget, th_pn, th_dn
             )
         # proofs are read with knowledge whenever the search may have used them (in this job or
         # an earlier one whose table entries it reads)
@@ -1460,7 +1468,7 @@ def run_job(
             proven = pns[i] == 0
             before = out.used[0]
             out, nodes, tab = extract_proof(
-                keys_a[i], keys_b[i], q, proven, t, steps, tab, st, eps, out, proof_pair_budget
+                keys_a[i], keys_b[i], q, proven, t, rules, steps, tab, st, eps, out, proof_pair_budget
             )
             work[i] += nodes
             if owner.shape[0] < out.key_a.shape[0]:
@@ -1517,6 +1525,8 @@ class InnerSolver:
 
     def __init__(self, game, table_mb, knowledge=False, threat_depth=None):
         self.tables = game.tables
+        # the family's knowledge, compiled for it alone (search_frames): Allis' rules with gravity
+        self.rules = game.tables.rules_lines if game.gravity else None
         self.threat_depth = P.default_threat_depth() if threat_depth is None else int(threat_depth)
         # pairing strategies decide positions of games without gravity (pndb.games.patterns),
         # Allis' rules those of Connect Four (where the game has rules tables)
@@ -1531,6 +1541,8 @@ class InnerSolver:
         nsym = t.cell_images.shape[1]
         self.stack = new_stack(nsym, len(t.win_masks), self.threat_depth, len(t.rules_lines))
         self.nodes = 0
+        self.family = jit.family(game)
+        self.compiled = False  # whether its first job has run (its family's kernels are compiled then)
 
     def evaluate(self, jobs, should_stop=None):
         """A contracts.LeafResult for each contracts.LeafJob, the jobs run in turn (run())."""
@@ -1575,11 +1587,14 @@ class InnerSolver:
         self.stack.knowledge_skip[:] = self.knowledge_skip[q]
         pns, dns, work, count, out, owner, self.table, subtree = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
-            self.tables, self.steps, self.table, self.stack, int(budget), EPS,
+            self.tables, self.rules, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
             self.pair_budget, self.pair_budget,
             min(int(job.th_pn), int(INF)), min(int(job.th_dn), int(INF)),
         )  # fmt: skip
+        if not self.compiled:
+            jit.mark_compiled(self.family)
+            self.compiled = True
         if self.pair_budget != 0:  # without knowledge there are no tries to count
             self.count_knowledge(q)
         self.nodes += sum(work[:count].tolist())

@@ -46,6 +46,14 @@ _interpreted = disabled()  # kernels run as Python (interpret)
 _interpreting = False  # a kernel runs as Python (errstate set once, by the outermost)
 _realised = False
 _cache_set = False
+_compile_timer = None  # numba's timer of its compiles in this process, once numba is loaded
+numba_cache_dir = None  # cache_dir() as numba was given it (the sources may change while a process runs)
+
+# Seconds a cold cache takes to compile what a solve of a family needs (the outer kernels and
+# the inner search), where this machine has not compiled them before (first_compile): the CPU
+# seconds of `NUMBA_CACHE_DIR=$(mktemp -d) pndb solve qango6` (connect4:6x4) on a 2-core
+# machine, see bench/startup.py --cold.
+COMPILE_SECONDS = {"placement": 90, "gravity": 150}
 
 
 def cache_dir():
@@ -84,14 +92,66 @@ def writable_cache_dir():
 
 def load_numba():
     """numba, with its cache directory set to :func:`writable_cache_dir` before any kernel of pndb
-    is declared to it (numba reads the setting when a dispatcher is made)."""
-    global _cache_set
+    is declared to it (numba reads the setting when a dispatcher is made), and a timer of its
+    compiles (:func:`compile_seconds`)."""
+    global _cache_set, _compile_timer, numba_cache_dir
     import numba
+    from numba.core import event
 
     if not _cache_set:
-        numba.config.CACHE_DIR = writable_cache_dir()
+        numba.config.CACHE_DIR = numba_cache_dir = writable_cache_dir()
+        _compile_timer = event.TimingListener()
+        event.register("numba:compile", _compile_timer)
         _cache_set = True
     return numba
+
+
+def compile_seconds():
+    """Seconds this process has spent compiling kernels (not loading them from the cache): a
+    solve's clock leaves them out."""
+    return _compile_timer.duration if _compile_timer is not None and _compile_timer.done else 0.0
+
+
+def family(game):
+    """The name of the kernels a solve of ``game`` compiles: the inner search is compiled per
+    family (pndb.inner.search_frames), with gravity or without."""
+    return "gravity" if game.gravity else "placement"
+
+
+def compiled_mark(name):
+    """The file that says the cache of the current sources holds the kernels of family ``name``
+    (written once a solve has compiled them: numba's own files say nothing about a family; a
+    new numba compiles them again). Found without importing numba, which a quick start avoids."""
+    from importlib.metadata import version
+
+    return Path(numba_cache_dir or cache_dir()) / f"compiled-{name}-numba-{version('numba')}"
+
+
+def first_compile(game):
+    """About the seconds a solve of ``game`` will spend compiling kernels, or None when the
+    cache holds them already: what the last compile of its family took on this machine (the
+    mark of an earlier version of the sources says), else COMPILE_SECONDS."""
+    mark = compiled_mark(family(game))
+    if mark.exists():
+        return None
+    for earlier in sorted(mark.parent.parent.glob(f"*/{mark.name}"), key=lambda m: m.stat().st_mtime)[::-1]:
+        try:
+            return float(earlier.read_text())
+        except (OSError, ValueError):
+            continue
+    return COMPILE_SECONDS[family(game)]
+
+
+def mark_compiled(name):
+    """Record that family ``name``'s kernels are in the cache (see :func:`compiled_mark`), with
+    the seconds this process spent compiling (the estimate for the next version's first solve)."""
+    mark = compiled_mark(name)
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        seconds = compile_seconds()  # (under a second: it found them compiled, say nothing)
+        mark.write_text(f"{seconds:.0f}\n" if seconds >= 1 else "")
+    except OSError:  # an unwritable cache: numba says so itself
+        pass
 
 
 class Kernel:
