@@ -62,10 +62,11 @@ def drive_children_into(pa, pb, t, reduce_symmetry):
     kb = np.empty(64, np.uint64)
     st = np.empty(64, np.int64)
     img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    near = np.empty(t.cell_images.shape[1], np.int64)
     total = 0
     check = np.uint64(0)
     for i in range(pa.shape[0]):
-        n = K.children_into(pa[i], pb[i], t, reduce_symmetry, moves, ka, kb, st, img)
+        n = K.children_into(pa[i], pb[i], t, reduce_symmetry, moves, ka, kb, st, img, near)
         total += n
         for j in range(n):
             check ^= ka[j] ^ (kb[j] << np.uint64(1)) ^ np.uint64(st[j])

@@ -301,6 +301,7 @@ class Stack(NamedTuple):
     cover: P.CoverWork  # ... and the rest of their scratch arrays
     certificate: np.ndarray  # uint8: the certificate knowledge_decides found (kind byte, payload)
     score: np.ndarray  # int64[64]: scratch for the expansion: each child's threats made, for its order
+    near_syms: np.ndarray  # int64[nsym]: scratch for the expansion: K.near_symmetries of its position
     opponent_sequence: np.ndarray  # int64[depth]: SEQUENCE_*: the opponent's threat sequences, if asked
     sequence_move: np.ndarray  # int64[depth]: the first stone of a threat sequence that decided it, or -1
     # int64[depth, P.MAX_THREAT_DEPTH + 1]: with SEQUENCE_FOUND, the attacker moves (-1 ended) of a
@@ -376,7 +377,8 @@ def new_stack(nsym, patterns, threat_depth, rules_lines):
         pairs=ints(P.MAX_PAIRS, 2), cover=P.new_cover_work(patterns),
         certificate=np.zeros(1 + max(1 + 2 * P.MAX_PAIRS, C.payload_bound(rules_lines)), np.uint8),
         knowledge_tries=ints(65, 2),
-        knowledge_skip=np.zeros(65, np.bool_), score=ints(64), replies=ints(d, 64), rank=ints(d, 64),
+        knowledge_skip=np.zeros(65, np.bool_), score=ints(64), near_syms=ints(nsym),
+        replies=ints(d, 64), rank=ints(d, 64),
         pending=words(d),
         opponent_sequence=ints(d), sequence_move=ints(d), line=ints(d, P.MAX_THREAT_DEPTH + 1),
         hashes=words(d), limit=words(d),
@@ -723,6 +725,7 @@ def search_frames(
     st_key_a, st_key_b, st_th_pn, st_th_dn, st_start = st.key_a, st.key_b, st.th_pn, st.th_dn, st.start
     st_ka, st_kb, st_near, st_far, st_moves, st_sym = st.ka, st.kb, st.near, st.far, st.moves, st.sym
     st_replies, st_score, seq_levels, seq_tried = st.replies, st.score, st.seq_levels, st.seq_tried
+    near_syms = st.near_syms
     st_rank, st_pending = st.rank, st.pending
     st_opponent_sequence, st_sequence_move, st_line = st.opponent_sequence, st.sequence_move, st.line
     root_pn = np.int64(1)
@@ -809,8 +812,7 @@ def search_frames(
                 # a draw reaches the mover's goal: q1 for the first player
                 draw_wins = q == (1 if first else 0)
                 img = st_img[depth]
-                fixed, moved = K.near_symmetries(img, first)
-                repeats = fixed | moved != K.ZERO
+                nears = K.near_symmetries(img, first, near_syms)  # those that map a child to another
                 twins = K.ZERO  # the cells whose children repeat one written
                 limit = K.own_key_below(img)
                 st_limit[depth] = limit  # for the keys of the children made when entered
@@ -837,8 +839,8 @@ def search_frames(
                         break
                     if state != K.ONGOING:  # a draw short of the mover's goal, or the opponent wins next
                         continue
-                    if repeats:
-                        twins |= K.twin_cells(img, first, cell_images, cell, fixed, moved)
+                    if nears:
+                        twins |= K.twin_cells(img, first, cell_images, cell, near_syms, nears)
                     stored = True  # whether the table may hold the child; if not, keyed when entered
                     if asks_seen:
                         word, mask = seen_bit(st_hashes[depth] + orbit_hash[side, cell])
@@ -1222,6 +1224,7 @@ class ProofWalk(NamedTuple):
     cb: np.ndarray
     cs: np.ndarray  # int64[64]: their statuses
     img: np.ndarray  # uint64[2 * nsym]: scratch for K.key_images
+    near: np.ndarray  # int64[nsym]: scratch for K.keys_into
 
 
 @nb.njit(cache=True)
@@ -1230,7 +1233,7 @@ def new_proof_walk(ka, kb, nsym):
         np.empty(MAX_DEPTH * 64, np.uint64), np.empty(MAX_DEPTH * 64, np.uint64), np.zeros(2, np.int64),
         np.zeros(2, np.uint64),
         np.empty(64, np.int64), np.empty(64, np.uint64), np.empty(64, np.uint64), np.empty(64, np.int64),
-        np.empty(2 * nsym, np.uint64),
+        np.empty(2 * nsym, np.uint64), np.empty(nsym, np.int64),
     )  # fmt: skip
     w.stack_a[0] = ka
     w.stack_b[0] = kb
@@ -1318,7 +1321,7 @@ def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
     ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
     stack_a, stack_b, at = w.stack_a, w.stack_b, w.at
-    moves, ca, cb, cs, img = w.moves, w.ca, w.cb, w.cs, w.img
+    moves, ca, cb, cs, img, near = w.moves, w.ca, w.cb, w.cs, w.img, w.near
     cert = st.certificate
     gravity = t.gravity[0] != 0
     threat_depth = 0 if gravity else st.threat_depth[0]
@@ -1392,7 +1395,7 @@ def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
                 on_a, limit = K.key_images(a, b, sym_bytes, cell_images, img)
                 ca[found], cb[found], _ = K.canonical_child(img, cell_images[moves[found]], on_a, limit)
             if found < 0:
-                n = K.keys_into(a, b, t, n, moves, ca, cb, cs, img)
+                n = K.keys_into(a, b, t, n, moves, ca, cb, cs, img, near)
                 found = known_good_child(n, cs, ca, cb, q, proven, recs)
             at[0] = sp
             if found < 0:

@@ -5,6 +5,7 @@ from the published facts of the rules (pattern counts, 5478/765 tic-tac-toe posi
 values); nothing pndb computes is compared with itself.
 """
 
+import itertools
 import json
 import random
 from collections import Counter
@@ -439,23 +440,25 @@ def check_twin_cells(spec, positions):
     g, rg = load_game(spec), ref(spec)
     t = g.tables
     img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    near = np.empty(t.cell_images.shape[1], np.int64)
     met = Counter()
     for a, b in positions:
         if R.outcome(rg, a, b) != R.ONGOING:
             continue
         first = bin(a).count("1") == bin(b).count("1")
         K.images_into(U64(a), U64(b), t.sym_bytes, t.cell_images, img)
-        fixed, moved = K.near_symmetries(img, first)
-        met["fixed"] += int(fixed) != 0
-        met["moved"] += int(moved) != 0
+        count = K.near_symmetries(img, first, near)
+        met["fixed"] += bool(np.any(near[:count] > 0))
+        met["moved"] += bool(np.any(near[:count] < 0))
+        fixed = near[:count][near[:count] > 0]
         legal = R.legal_moves(rg, a, b)
         key = {c: R.min_image(rg, *R.play(rg, a, b, c)) for c in legal}
         for c in legal:
-            twins = int(K.twin_cells(img, first, t.cell_images, c, fixed, moved))
+            twins = int(K.twin_cells(img, first, t.cell_images, c, near, count))
             assert twins & (a | b) == 0
             got = {d for d in legal if d != c and twins >> d & 1}
             assert got == {d for d in legal if d != c and key[d] == key[c]}, (a, b, c)
-            by_fixed = int(K.twin_cells(img, first, t.cell_images, c, fixed, U64(0)))
+            by_fixed = int(K.twin_cells(img, first, t.cell_images, c, fixed, len(fixed)))
             met["moved twins"] += len(got - {d for d in legal if by_fixed >> d & 1})
     return met
 
@@ -475,6 +478,44 @@ def test_twin_cells_under_a_quarter_turn():
     cells = R.legal_moves(rg, 0, 0)
     positions = [R.play(rg, *R.play(rg, 0, 0, x), o) for x in cells for o in cells if o != x]
     assert check_twin_cells("mnk:5,5,4", positions)["moved twins"] > 0
+
+
+def rows_and_columns(n):
+    """The rules of an n x n board whose win patterns are its rows and columns, with their
+    symmetries listed: every permutation of the rows with every one of the columns, each also
+    transposed, 2 * n!^2 of them (72 for n = 3), most of them no map of the square."""
+    rows = [[r * n + c for c in range(n)] for r in range(n)]
+    columns = [[r * n + c for r in range(n)] for c in range(n)]
+    perms = []
+    for pr in itertools.permutations(range(n)):
+        for pc in itertools.permutations(range(n)):
+            perms.append([pr[r] * n + pc[c] for r in range(n) for c in range(n)])
+            perms.append([pc[c] * n + pr[r] for r in range(n) for c in range(n)])
+    return {"name": f"{n}x{n} rows and columns", "width": n, "height": n, "win_patterns": rows + columns,
+            "symmetries": perms}  # fmt: skip
+
+
+def test_children_in_a_group_of_more_than_64_symmetries(tmp_path):
+    """A game's children, one per symmetry class, against orbits taken by brute force over its
+    72 listed symmetries, at every position of the game: a symmetry from the 65th on used to
+    stand for the one 64 before it (a bit mask of symmetries, whose shifts wrap around at 64),
+    so that children were left out as twins of others they do not repeat (and Qubic's solve,
+    96 symmetries, stopped in proof extraction)."""
+    rules = rows_and_columns(3)
+    game = load_game(write(tmp_path, rules))
+    assert len(game.symmetries) == 72
+    rg = R.RefGame(name=rules["name"], width=3, height=3, cells=frozenset(range(9)),
+                   patterns=[frozenset(p) for p in rules["win_patterns"]], symmetry_names=("identity",),
+                   first_allowed=frozenset(range(9)), cap=9)  # fmt: skip
+    # each symmetry's image of every set of cells, so that an orbit is 72 look-ups
+    images = [[R.apply_symmetry(p, x) for x in range(512)] for p in rules["symmetries"]]
+    positions = [p for p in R.enumerate_positions(rg) if R.outcome(rg, *p) == R.ONGOING]
+    for a, b in positions:
+        n, moves, ka, kb, _ = K.children(U64(a), U64(b), game.tables, True)
+        got = sorted((int(ka[i]), int(kb[i])) for i in range(n))
+        kids = {R.play(rg, a, b, c) for c in R.legal_moves(rg, a, b)}
+        want = sorted({min((im[x], im[y]) for im in images) for x, y in kids})
+        assert got == want, (a, b)
 
 
 @pytest.mark.parametrize("spec", SPECS)

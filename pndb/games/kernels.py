@@ -196,43 +196,43 @@ def canonical_child(img, sym, on_a, limit):
 
 
 @njit(cache=True, inline="always")
-def near_symmetries(img, first):
-    """(fixed, moved): the symmetries s (bit s) that map the position to itself, and those that
-    map it to itself but for one stone of the player to move, which goes to an empty cell
-    (``img``: its images, images_into). Only these map one child to another (twin_cells): with
-    none, no child repeats another."""
+def near_symmetries(img, first, near):
+    """The symmetries s that map the position to itself, written into ``near`` as s, and those
+    that map it to itself but for one stone of the player to move, which goes to an empty cell,
+    as -s (``img``: its images, images_into; ``near``: int64[nsym]); returns how many. Only
+    these map one child to another (twin_cells): with none, no child repeats another. A list,
+    not a mask of symmetry bits: a group may have more than 64 symmetries, and a shift by 64 or
+    more wraps around in numba (symmetry 64 + s then stood for s, and children that repeat no
+    other were left out)."""
     mine = img[0] if first else img[1]
     theirs = img[1] if first else img[0]
-    fixed = ZERO
-    moved = ZERO
+    count = 0
     for s in range(1, img.shape[0] // 2):
         ma, mb = (img[2 * s], img[2 * s + 1]) if first else (img[2 * s + 1], img[2 * s])
         if mb == theirs:
             changed = popcount(ma ^ mine)  # even: the images of a set of stones are as many
-            if changed == 0:
-                fixed |= ONE << np.uint64(s)
-            elif changed == 2:
-                moved |= ONE << np.uint64(s)
-    return fixed, moved
+            if changed == 0 or changed == 2:
+                near[count] = s if changed == 0 else -s
+                count += 1
+    return count
 
 
 @njit(cache=True, inline="always")
-def twin_cells(img, first, cell_images, cell, fixed, moved):
+def twin_cells(img, first, cell_images, cell, near, count):
     """The cells whose stone of the player to move makes a child that a symmetry maps to the
-    child of a stone on ``cell`` (its own cell among them, or not), from near_symmetries. A fixed
-    symmetry s maps that child to the one of the image of the cell; a moved one, which takes the
-    mover's stone x to the empty cell y, maps it to the child of y when the cell's image is x."""
+    child of a stone on ``cell`` (its own cell among them, or not), from the ``count``
+    symmetries near_symmetries wrote into ``near``. A fixed symmetry s maps that child to the
+    one of the image of the cell; a moved one, which takes the mover's stone x to the empty
+    cell y, maps it to the child of y when the cell's image is x."""
     mine = img[0] if first else img[1]
     twins = ZERO
-    syms = fixed | moved
-    while syms != ZERO:
-        s = lowest_cell(syms)
-        syms &= syms - ONE
-        image = cell_images[cell, s]
-        if fixed & (ONE << np.uint64(s)) != ZERO:
-            twins |= image
+    for i in range(count):
+        s = near[i]
+        if s > 0:
+            twins |= cell_images[cell, s]
         else:
-            ma = img[2 * s] if first else img[2 * s + 1]
+            image = cell_images[cell, -s]
+            ma = img[-2 * s] if first else img[-2 * s + 1]
             if image == mine & ~ma:
                 twins |= ma & ~mine
     return twins
@@ -452,31 +452,32 @@ def statuses_into(a, b, t, moves, st):
 
 
 @njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for t's arrays at a call
-def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img):
+def children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img, near):
     """Write the children of an ongoing position into the given arrays, in move order.
 
     Returns their number n. ``moves``: the cells played; ``ka``/``kb``: the children's keys
     (canonical with ``reduce_symmetry``, which also leaves out children that are symmetric
     images of an earlier child, since they have the same value; else the children themselves);
-    ``st``: each child's status (statuses_into). ``img``: scratch for 2 * nsym words.
+    ``st``: each child's status (statuses_into). ``img``, ``near``: scratch for 2 * nsym words
+    and nsym ints.
     """
     n = statuses_into(a, b, t, moves, st)
     if not reduce_symmetry:
         for i in range(n):
             ka[i], kb[i] = play(a, b, moves[i])
         return n
-    return keys_into(a, b, t, n, moves, ka, kb, st, img)
+    return keys_into(a, b, t, n, moves, ka, kb, st, img, near)
 
 
 @njit(cache=True, _nrt=False)  # allocates nothing: no reference counts for t's arrays at a call
-def keys_into(a, b, t, n, moves, ka, kb, st, img):
+def keys_into(a, b, t, n, moves, ka, kb, st, img, near):
     """children_into's second half: from the n moves and statuses of statuses_into, write the
     children's canonical keys, leaving out (moves and statuses too) each child that is a
-    symmetric image of an earlier one. Returns the number kept."""
+    symmetric image of an earlier one (``img``, ``near``: children_into's scratch). Returns the
+    number kept."""
     on_a, limit = key_images(a, b, t.sym_bytes, t.cell_images, img)
     first = on_a != ZERO
-    fixed, moved = near_symmetries(img, first)
-    repeats = fixed | moved != ZERO
+    nears = near_symmetries(img, first, near)  # the symmetries that map a child to another
     twins = ZERO  # the cells whose children repeat one kept
     kept = 0
     for i in range(n):
@@ -484,8 +485,8 @@ def keys_into(a, b, t, n, moves, ka, kb, st, img):
         if twins & (ONE << np.uint64(cell)) != ZERO:
             continue
         xa, xb, _ = canonical_child(img, t.cell_images[cell], on_a, limit)
-        if repeats:
-            twins |= twin_cells(img, first, t.cell_images, cell, fixed, moved)
+        if nears:
+            twins |= twin_cells(img, first, t.cell_images, cell, near, nears)
         moves[kept] = cell
         st[kept] = st[i]
         ka[kept] = xa
@@ -502,7 +503,8 @@ def children(a, b, t, reduce_symmetry):
     kb = np.empty(64, np.uint64)
     st = np.empty(64, np.int64)
     img = np.empty(2 * t.cell_images.shape[1], np.uint64)
-    n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img)
+    near = np.empty(t.cell_images.shape[1], np.int64)
+    n = children_into(a, b, t, reduce_symmetry, moves, ka, kb, st, img, near)
     return n, moves, ka, kb, st
 
 
