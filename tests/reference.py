@@ -27,11 +27,14 @@ API (all pure functions of a :class:`RefGame`):
   that does at its turn, every move at the second player's). Memoised per game.
 - ``apply_symmetry(perm, x)``: the image of bitboard x under a cell permutation
   (perm[i] = image of cell i); ``image(perm, a, b)``, ``orbit(g, a, b)``, ``min_image(g, a, b)``.
+- ``rows_and_columns(n)``: the rules (a game file's data) of an n x n board whose patterns are
+  its rows and columns, with its 2 * n!^2 symmetries listed; ``rules_game(rules)``: their RefGame.
 - ``enumerate_positions(g)``: every position reachable in legal play (play stops at a win or
   a draw), as a set of (a, b).
 - ``random_game(g, rng, avoid_wins=False)``: the cells of a random game played to its end.
 """
 
+import itertools
 from dataclasses import dataclass, field
 
 ONGOING = "ongoing"
@@ -424,6 +427,40 @@ def at_least(g, a, b, goal):
             v = all(at_least(g, a, b | 1 << cell, goal) for cell in cells)
     g.memo[key] = v
     return v
+
+
+# ------------------------------------------------------------------ games described as data
+
+
+def rows_and_columns(n):
+    """The rules of an n x n board whose win patterns are its rows and columns, with their
+    symmetries listed: every permutation of the rows with every one of the columns, each also
+    transposed, 2 * n!^2 of them (72 for n = 3), most of them no map of the square."""
+    rows = [[r * n + c for c in range(n)] for r in range(n)]
+    columns = [[r * n + c for r in range(n)] for c in range(n)]
+    perms = []
+    for pr in itertools.permutations(range(n)):
+        for pc in itertools.permutations(range(n)):
+            perms.append([pr[r] * n + pc[c] for r in range(n) for c in range(n)])
+            perms.append([pc[c] * n + pr[r] for r in range(n) for c in range(n)])
+    return {"name": f"{n}x{n} rows and columns", "width": n, "height": n, "win_patterns": rows + columns,
+            "symmetries": perms}  # fmt: skip
+
+
+def rules_game(rules):
+    """The RefGame of a game file's rules (docs/game-format.md: width, height, win_patterns; no
+    holes, first-move rule, cap or gravity), its symmetry the identity alone."""
+    n = rules["width"] * rules["height"]
+    return RefGame(
+        name=rules["name"],
+        width=rules["width"],
+        height=rules["height"],
+        cells=frozenset(range(n)),
+        patterns=[frozenset(p) for p in rules["win_patterns"]],
+        symmetry_names=("identity",),
+        first_allowed=frozenset(range(n)),
+        cap=n,
+    )
 
 
 # ------------------------------------------------------------------ symmetry

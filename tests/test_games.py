@@ -5,7 +5,6 @@ from the published facts of the rules (pattern counts, 5478/765 tic-tac-toe posi
 values); nothing pndb computes is compared with itself.
 """
 
-import itertools
 import json
 import random
 from collections import Counter
@@ -420,7 +419,8 @@ def test_children(spec):
             assert STATE[st[i]] == R.child_status(rg, *kids[c])
         # children_into fills caller arrays with the same
         img = np.empty(2 * t.cell_images.shape[1], np.uint64)
-        m = K.children_into(U64(a), U64(b), t, True, *buffers, img)
+        near = np.empty(t.cell_images.shape[1], np.int64)
+        m = K.children_into(U64(a), U64(b), t, True, *buffers, img, near)
         assert m == n
         for got, want in zip(buffers, (moves, ka, kb, st)):
             assert list(got[:n]) == list(want[:n])
@@ -480,33 +480,16 @@ def test_twin_cells_under_a_quarter_turn():
     assert check_twin_cells("mnk:5,5,4", positions)["moved twins"] > 0
 
 
-def rows_and_columns(n):
-    """The rules of an n x n board whose win patterns are its rows and columns, with their
-    symmetries listed: every permutation of the rows with every one of the columns, each also
-    transposed, 2 * n!^2 of them (72 for n = 3), most of them no map of the square."""
-    rows = [[r * n + c for c in range(n)] for r in range(n)]
-    columns = [[r * n + c for r in range(n)] for c in range(n)]
-    perms = []
-    for pr in itertools.permutations(range(n)):
-        for pc in itertools.permutations(range(n)):
-            perms.append([pr[r] * n + pc[c] for r in range(n) for c in range(n)])
-            perms.append([pc[c] * n + pr[r] for r in range(n) for c in range(n)])
-    return {"name": f"{n}x{n} rows and columns", "width": n, "height": n, "win_patterns": rows + columns,
-            "symmetries": perms}  # fmt: skip
-
-
 def test_children_in_a_group_of_more_than_64_symmetries(tmp_path):
     """A game's children, one per symmetry class, against orbits taken by brute force over its
     72 listed symmetries, at every position of the game: a symmetry from the 65th on used to
     stand for the one 64 before it (a bit mask of symmetries, whose shifts wrap around at 64),
     so that children were left out as twins of others they do not repeat (and Qubic's solve,
     96 symmetries, stopped in proof extraction)."""
-    rules = rows_and_columns(3)
+    rules = R.rows_and_columns(3)
     game = load_game(write(tmp_path, rules))
     assert len(game.symmetries) == 72
-    rg = R.RefGame(name=rules["name"], width=3, height=3, cells=frozenset(range(9)),
-                   patterns=[frozenset(p) for p in rules["win_patterns"]], symmetry_names=("identity",),
-                   first_allowed=frozenset(range(9)), cap=9)  # fmt: skip
+    rg = R.rules_game(rules)
     # each symmetry's image of every set of cells, so that an orbit is 72 look-ups
     images = [[R.apply_symmetry(p, x) for x in range(512)] for p in rules["symmetries"]]
     positions = [p for p in R.enumerate_positions(rg) if R.outcome(rg, *p) == R.ONGOING]

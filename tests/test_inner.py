@@ -15,6 +15,7 @@ the rules text, plain memoised minimax); nothing pndb computes is compared only 
   its limits apply to each position.
 """
 
+import json
 import os
 import pickle
 import random
@@ -389,6 +390,35 @@ def test_one_node_sees_threats(spec):
             else:
                 assert (far, near) == counts, f"{where}: (children, replies) {(far, near)}, want {counts}"
     assert "lost" in kinds and "open" in kinds
+
+
+def test_one_node_keeps_a_child_per_class_beyond_64_symmetries(tmp_path):
+    """One node of the search expands a position into one child per symmetry class of its moves
+    that do not lose at once (its far number counts them) in a game of 72 listed symmetries,
+    against orbits by brute force: a symmetry from the 65th on used to stand for the one 64
+    before it, and children that repeat no other were left out."""
+    rules = R.rows_and_columns(3)
+    path = tmp_path / "rows-and-columns.json"
+    path.write_text(json.dumps(rules))
+    game = load_game(f"file:{path}")
+    g = R.rules_game(rules)
+    images = [[R.apply_symmetry(p, x) for x in range(512)] for p in rules["symmetries"]]
+
+    def key(a, b):
+        return min((im[a], im[b]) for im in images)
+
+    ongoing = [p for p in R.enumerate_positions(g) if R.outcome(g, *p) == R.ONGOING]
+    positions = sorted({key(a, b) for a, b in ongoing if calm(g, a, b)}, key=lambda p: stones(*p))
+    ka, kb = keys_of(game, positions)
+    for q in (0, 1):
+        pn, dn, nodes = search(InnerSolver(game, 1, 64, knowledge=False, threat_depth=0), ka, kb, q)
+        for i, (a, b) in enumerate(positions):
+            first = R.first_to_move(a, b)
+            far = dn[i] if first else pn[i]
+            kids = {R.play(g, a, b, c) for c in R.legal_moves(g, a, b)}
+            open_kids = {key(*k) for k in kids if R.child_status(g, *k) == R.ONGOING}
+            if open_kids and not any(R.child_status(g, *k) == R.DRAW for k in kids):
+                assert far == len(open_kids), (q, a, b)
 
 
 @pytest.mark.parametrize("spec", ["connect4:4x4", "mnk:4,3,3", "connect4:5x4"])
