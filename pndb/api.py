@@ -303,7 +303,8 @@ def best_moves(store, game, pos, value):
                 best.add(move)
         if not store.graph_keyed:  # (a graph-keyed store's root move needs its representative's map)
             key, symmetry = game.canonical(pos)
-            move = StrategyWalker(view).owner_move(key, facts[0], game.children(game.position(key)))
+            children = lambda: game.children(game.position(key))  # noqa: E731
+            move = StrategyWalker(view).owner_move(key, facts[0], view.proof(key), children)
             if move is not None:
                 best.add(game.move_to_board(symmetry, move))
         return [game.move_name(move) for move in moves if move in best]
