@@ -4,8 +4,8 @@ bench/inner.py's start part times whole jobs (InnerSolver.run): for a start solv
 thousand nodes, as Qango 6's, a job is more than its search. Here each repetition times, on a
 new solver each (its table's pages backed by the OS outside the timing, as there), the three
 nested parts of the same job in turn:
-  search   inner.solve_one alone (the df-pn nodes the rate counts),
-  job      inner.run_job: the search and the extraction of its proof, one numba call,
+  search   inner.frames.solve_one alone (the df-pn nodes the rate counts),
+  job      inner.solver.run_job: the search and the extraction of its proof, one numba call,
   run      InnerSolver.run: that call from Python with its arguments and its InnerResult.
 Printed: each part's fastest and median time, and the medians of the differences of the same
 repetition (extraction = job - search, call = run - job), which share the machine's state of
@@ -38,7 +38,10 @@ def main(argv=None):
     import numpy as np
 
     from pndb import inner
+    from pndb.contracts import EPS
     from pndb.games import load_game
+    from pndb.inner.frames import solve_one
+    from pndb.inner.solver import run_job
 
     game = load_game(args.game)
     start = np.zeros(1, np.uint64)
@@ -50,15 +53,15 @@ def main(argv=None):
         return solver
 
     def search(s):
-        return inner.solve_one(
+        return solve_one(
             start[0], start[0], job.question, s.tables, s.rules, s.steps, s.table, s.stack, job.budget,
-            inner.EPS, s.pair_budget,
+            EPS, s.pair_budget,
         )[2]  # fmt: skip
 
     def numba_job(s):
-        found = inner.run_job(
+        found = run_job(
             job.keys_a, job.keys_b, job.question, s.tables, s.rules, s.steps, s.table, s.stack, job.budget,
-            inner.EPS, False, False, s.pair_budget, s.pair_budget, int(inner.INF), int(inner.INF),
+            EPS, False, False, s.pair_budget, s.pair_budget, int(inner.INF), int(inner.INF),
         )  # fmt: skip
         return int(found[2][0])
 

@@ -2,7 +2,7 @@
 
 numba's JIT code has no symbols that perf can read. This script runs a game's start search again
 and again (a new solver each time, as bench/inner.py's start part) in a child process under
-`perf record`, takes the machine code of ``inner.run_job`` (which holds every kernel it calls)
+`perf record`, takes the machine code of ``inner.solver.run_job`` (which holds every kernel it calls)
 out of numba's cache file, where it is an ELF object inside a pickle, and counts the samples
 that fall in each of its functions; with --lines it compiles with NUMBA_DEBUGINFO=1 (in a
 cache of its own, beside numba's) and counts them per source line (addr2line; lines of functions
@@ -31,10 +31,11 @@ import sys, time
 import numpy as np
 from pndb.games import load_game
 from pndb import inner
+from pndb.inner.solver import run_job
 game = load_game(sys.argv[1])
 start = np.zeros(1, np.uint64)
 inner.InnerSolver(game, 256).run(inner.InnerJob(start, start, 0, 100_000))  # compile or load
-for cres in inner.run_job.overloads.values():
+for cres in run_job.overloads.values():
     print(hex(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)), flush=True)
 spent = 0.0
 while spent < float(sys.argv[2]):
@@ -49,12 +50,12 @@ while spent < float(sys.argv[2]):
 
 
 def run_job_object(cache_root):
-    """The ELF object of inner.run_job in the numba cache under ``cache_root``."""
+    """The ELF object of inner.solver.run_job in the numba cache under ``cache_root``."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     os.environ["NUMBA_CACHE_DIR"] = str(cache_root)
     from pndb import jit
 
-    for path in Path(jit.cache_dir()).glob("pndb_*/inner.run_job-*.nbc"):
+    for path in Path(jit.cache_dir()).glob("inner_*/solver.run_job-*.nbc"):
         found = []
 
         def walk(x):
@@ -70,11 +71,11 @@ def run_job_object(cache_root):
         walk(pickle.loads(path.read_bytes()))
         if found:
             return found[0]
-    raise SystemExit("no cached inner.run_job found: did the child process run?")
+    raise SystemExit("no cached inner.solver.run_job found: did the child process run?")
 
 
 def dotted(symbol):
-    """pndb.inner.search_frames for numba's _ZN4pndb5inner13search_framesB3v19...: the nested
+    """pndb.inner.frames.search_frames for numba's _ZN4pndb5inner6frames13search_framesB3v19...: the nested
     name's parts, each its length and its text, up to numba's suffix."""
     m = re.match(r"_ZN(?:7cpython)?", symbol)
     if not m:

@@ -14,7 +14,7 @@ when it needs its inner solver.
 
 numba's on-disk cache checks only the source file of the function it caches, but a cached
 kernel holds the machine code of every kernel it calls, from other files too: after a change
-to pndb/games/patterns.py, a cached pndb.inner.solve_one would go on running the old
+to pndb/games/patterns.py, a cached pndb.inner.frames.solve_one would go on running the old
 patterns. So the cache lives in a directory named by a digest of all of pndb's sources
 (:func:`cache_dir`): code compiled from other sources is never loaded.
 """
@@ -114,7 +114,7 @@ def compile_seconds():
 
 def family(game):
     """The name of the kernels a solve of ``game`` compiles: the inner search is compiled per
-    family (pndb.inner.search_frames), with gravity or without."""
+    family (pndb.inner.frames.search_frames), with gravity or without."""
     return "gravity" if game.gravity else "placement"
 
 

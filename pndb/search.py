@@ -239,7 +239,7 @@ class Search:
         owner-to-move position of its proofs, or the certificate that decides it) into the proof
         table. A record whose fact the table holds already, with a move or a certificate, is
         left as it is (its move's proof was stored with it): the inner solver hands a proof out
-        again when its table has lost the mark that it did (inner.REPORTED)."""
+        again when its table has lost the mark that it did (pndb.inner.table.REPORTED)."""
         keys, moves = proofs.keys, proofs.moves
         known = self.cache.proofs_of([k for k, m in zip(keys, moves) if m != CERTIFIED])
         certificates = iter(proofs.certificates)

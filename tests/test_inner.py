@@ -28,12 +28,13 @@ from conftest import REF_NAME, canonical, cli, inner_evaluator, key_of, minimax,
 from conftest import stones
 
 from pndb import values
-from pndb.contracts import LeafJob
+from pndb.contracts import CERTIFIED, LeafJob
 from pndb.games import kernels as K
 from pndb.games import load_game
 from pndb.games.notation import format_moves
 from pndb.games.spec import Position
-from pndb.inner import CERTIFIED, INF, KNOWLEDGE_RARE, KNOWLEDGE_TRIAL, InnerJob, InnerSolver
+from pndb.inner import INF, InnerJob, InnerSolver
+from pndb.inner.knowledge import KNOWLEDGE_RARE, KNOWLEDGE_TRIAL
 from pndb.search import SCHEMES
 from pndb.store import open_for_game
 from pndb.values import NO_MOVE, Certificate, Fact, good_for
@@ -310,7 +311,7 @@ def test_table_seen_bits_cover_every_position_stored(spec, nodes):
     """Table.seen has the bit of every position the table holds, so that a child whose bit is
     clear is truly not in it: after searches that fill the table past its first size (it grows,
     and keeps the bits), and mid-game jobs on the same table."""
-    from pndb.inner import seen_bit
+    from pndb.inner.table import seen_bit
 
     g = load_game(spec)
     solver = InnerSolver(g, 64)
@@ -333,7 +334,7 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
     which proof extraction plays without searching the sequence again, wins the game for the
     position's player to move: minimax at every entry holding one, after searches of both
     questions."""
-    from pndb import inner
+    from pndb.inner.table import KEY_A, KEY_B, META, entry_sequence
 
     g = load_game(spec)
     solver = InnerSolver(g, 64)
@@ -343,8 +344,8 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
         search(solver, ka, kb, q, budget=300)
     recs = solver.table.recs
     checked = 0
-    for a, b, meta in recs[recs[:, inner.META] != 0][:, [inner.KEY_A, inner.KEY_B, inner.META]].tolist():
-        cell = int(inner.entry_sequence(np.uint64(meta)))
+    for a, b, meta in recs[recs[:, META] != 0][:, [KEY_A, KEY_B, META]].tolist():
+        cell = int(entry_sequence(np.uint64(meta)))
         if cell < 0:
             continue
         child = R.play(ref(spec), a, b, cell)
@@ -520,29 +521,29 @@ def test_table_grows_in_place_as_if_every_entry_were_stored_anew():
     gives is the one inserting every entry anew into an empty table of four times the size makes
     (each in the first free slot of its window, in the old table's order): the same slots, none
     lost, whether a window was full, half full or empty, and nothing beyond it in the arena."""
-    from pndb import inner
+    from pndb.inner import table
 
-    tab = inner.new_table(16)  # room to grow fourfold, then twofold (to its limit)
+    tab = table.new_table(16)  # room to grow fourfold, then twofold (to its limit)
     assert tab.recs.shape[0] * 4 < tab.arena.shape[0] < tab.recs.shape[0] * 16
     rng = np.random.default_rng(5)
     for _ in range(2):
         size = tab.recs.shape[0]
         for ka, kb in rng.integers(1, 1 << 63, (size * 3 // 4, 2), dtype=np.uint64):
             work = int(rng.integers(1, 50))
-            inner.store(tab.recs, tab.filled, ka, kb, 0, 3, 4, work, np.uint64(0), -1)
+            table.store(tab.recs, tab.filled, ka, kb, 0, 3, 4, work, np.uint64(0), -1)
         old = tab.recs.copy()
         grown = min(4 * size, tab.arena.shape[0])
-        windows = old[:, 3].reshape(-1, inner.WINDOW) != 0
+        windows = old[:, 3].reshape(-1, table.WINDOW) != 0
         assert windows.all(axis=1).any() and (windows.sum(axis=1) == 1).any() and (~windows).all(axis=1).any()
         expected = np.zeros((grown, 4), np.uint64)
         for entry in old[old[:, 3] != 0]:
-            home = inner.home_block(entry[0], entry[1], grown - 1)
+            home = table.home_block(entry[0], entry[1], grown - 1)
             slot = home
             while expected[slot, 3] != 0:
                 slot += 1
-            assert slot < home + inner.WINDOW
+            assert slot < home + table.WINDOW
             expected[slot] = entry
-        tab = inner.larger_table(tab)
+        tab = table.larger_table(tab)
         assert np.array_equal(tab.recs, expected)
         assert tab.filled[0] == np.count_nonzero(old[:, 3]) and not tab.arena[grown:].any()
 

@@ -163,12 +163,13 @@ def test_kernels_are_cached_by_the_digest_of_all_sources(tmp_path):
 
     import numba
 
-    from pndb import inner, jit
+    from pndb import jit
+    from pndb.inner import frames
 
     here = jit.cache_dir()
     assert numba.config.CACHE_DIR == here
     assert here.startswith(os.environ["NUMBA_CACHE_DIR"])
-    assert inner.solve_one._cache._cache_path.startswith(here)
+    assert frames.solve_one._cache._cache_path.startswith(here)
     # a copy of the package keys the same; a changed file in it, another directory
     copy = tmp_path / "pndb"
     shutil.copytree(Path(jit.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))

@@ -17,6 +17,7 @@ import reference as R
 from conftest import ref
 
 from pndb import inner
+from pndb.inner.table import KEY_A, KEY_B, META, NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE
 from pndb.games import load_game
 from pndb.games import kernels as K
 from pndb.games import patterns as P
@@ -272,17 +273,17 @@ def test_table_marks_of_threat_sequences_hold(spec):
     recs = solver.table.recs
     depth = int(solver.stack.threat_depth[0])
     marked = {"mover": 0, "opponent none": 0, "opponent has one": 0}
-    for a, b, meta in zip(recs[:, inner.KEY_A], recs[:, inner.KEY_B], recs[:, inner.META]):
+    for a, b, meta in zip(recs[:, KEY_A], recs[:, KEY_B], recs[:, META]):
         if meta == 0:
             continue
         first = R.first_to_move(int(a), int(b))
         mine, theirs = (a, b) if first else (b, a)
         stones = int(a | b).bit_count()
-        if meta & inner.NO_SEQUENCE:
+        if meta & NO_SEQUENCE:
             marked["mover"] += 1
             assert sequence_of(mine, theirs, stones, t, depth, levels, tried) < 0
-        if meta & inner.OPPONENT_ASKED:
-            none = bool(meta & inner.OPPONENT_NONE)
+        if meta & OPPONENT_ASKED:
+            none = bool(meta & OPPONENT_NONE)
             marked["opponent none" if none else "opponent has one"] += 1
             found = sequence_of(theirs, mine, stones, t, depth, levels, tried)
             assert (found < 0) == none, (spec, int(a), int(b))
