@@ -412,7 +412,7 @@ def test_one_node_keeps_a_child_per_class_beyond_64_symmetries(tmp_path):
     positions = sorted({key(a, b) for a, b in ongoing if calm(g, a, b)}, key=lambda p: stones(*p))
     ka, kb = keys_of(game, positions)
     for q in (0, 1):
-        pn, dn, nodes = search(InnerSolver(game, 1, 64, knowledge=False, threat_depth=0), ka, kb, q)
+        pn, dn, nodes = search(InnerSolver(game, 64, knowledge=False, threat_depth=0), ka, kb, q, budget=1)
         for i, (a, b) in enumerate(positions):
             first = R.first_to_move(a, b)
             far = dn[i] if first else pn[i]
