@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pndb.book import STRATEGIES, StrategyWalker, known_interval, move_values, position_text
 from pndb.games import GameError, load_game
 from pndb.store import StoreError
-from pndb.values import Status, Value, good_for, status_value
+from pndb.values import Status, Value, good_for, intersect, status_value
 
 SIDES = ("first", "second")  # a player as the view names it
 
@@ -139,8 +139,7 @@ class DatabaseLookup:
         key, symmetry = game.canonical(pos)
         lo, hi = 0, 2
         for k in dict.fromkeys((self.view.game.key(pos), key)):  # its node's key, its board key
-            klo, khi = self.walker.interval(k)
-            lo, hi = max(lo, klo), min(hi, khi)
+            lo, hi = intersect((lo, hi), self.walker.interval(k))
         if lo > hi:
             raise StoreError(
                 f"the database is damaged: its values contradict each other at {position_text(game, pos)}"

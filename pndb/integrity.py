@@ -26,6 +26,7 @@ from pndb.values import (
     Status,
     combine,
     good_for,
+    intersect,
     numbers_for,
     status_value,
 )
@@ -159,7 +160,7 @@ def proof_problem(view, key, proof):
     facts = [Fact(q, game.first_to_move(pos)) for q in (0, 1) if proof.move(q) != NO_MOVE]
     lo, hi = 0, 2
     for fact in facts:
-        lo, hi = max(lo, fact.interval[0]), min(hi, fact.interval[1])
+        lo, hi = intersect((lo, hi), fact.interval)
     if not facts or (proof.lo, proof.hi) != (lo, hi):
         return f"proof record {key.hex()}: interval {proof.lo, proof.hi} is not what its moves prove"
     legal = game.legal_moves(pos)

@@ -34,7 +34,7 @@ from pndb.contracts import CERTIFIED, EPS, LeafJob
 from pndb.defaults import DEFAULT_INNER_NODES
 from pndb.jit import compile_seconds
 from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Fact, Node, Status
-from pndb.values import combine, good_for
+from pndb.values import combine, good_for, intersect
 
 COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 PROGRESS_SECONDS = 2.0
@@ -154,7 +154,7 @@ class Search:
         if self.knowledge:
             for cert in self.game.certificates(self.game.position(key)):
                 v = self.game.certificate_value(cert)
-                lo, hi = max(lo, v.lo), min(hi, v.hi)
+                lo, hi = intersect((lo, hi), (v.lo, v.hi))
                 self.cache.add_certificate(key, cert)
         return Node.leaf(lo, hi)
 
@@ -225,7 +225,7 @@ class Search:
             lo, hi = rec.lo, rec.hi
             if pn == 0 or dn == 0:
                 fact = Fact(q, pn == 0)
-                lo, hi = max(lo, fact.interval[0]), min(hi, fact.interval[1])
+                lo, hi = intersect((lo, hi), fact.interval)
             estimates = [rec.pn0, rec.dn0, rec.pn1, rec.dn1]
             estimates[2 * q : 2 * q + 2] = pn, dn
             # what was spent below the leaf: its own searches, or more when the searches of an

@@ -67,6 +67,12 @@ _BY_INTERVAL = {(v.lo, v.hi): v for v in Value}
 _BY_NAME = {v.name: v for v in Value}
 
 
+def intersect(a, b):
+    """The intersection of the intervals ``a`` and ``b``, each (lo, hi): what is known when
+    both are (lo > hi when they contradict each other)."""
+    return max(a[0], b[0]), min(a[1], b[1])
+
+
 class Status(IntEnum):
     """A position's status as the game rules give it (the same codes as the numba kernels).
 
@@ -217,8 +223,7 @@ class Proof(NamedTuple):
 
     def with_fact(self, fact, move):
         """This record after ``fact`` was proven with ``move`` as the strategy move."""
-        flo, fhi = PROOF_FACT[fact]
-        lo, hi = max(self.lo, flo), min(self.hi, fhi)
+        lo, hi = intersect((self.lo, self.hi), PROOF_FACT[fact])
         return Proof(lo, hi, self.move0, move) if fact.q else Proof(lo, hi, move, self.move1)
 
     def strategy_move(self, fact):
@@ -237,12 +242,8 @@ EMPTY_PROOF = Proof(S, F, NO_MOVE, NO_MOVE)
 
 def combine(first, own, kids):
     """The record of an expanded node from its own record and its children's records."""
-    if first:
-        lo = max(max(c.lo for c in kids), own.lo)
-        hi = min(max(c.hi for c in kids), own.hi)
-    else:
-        lo = max(min(c.lo for c in kids), own.lo)
-        hi = min(min(c.hi for c in kids), own.hi)
+    pick = max if first else min
+    lo, hi = intersect((pick(c.lo for c in kids), pick(c.hi for c in kids)), (own.lo, own.hi))
     nums = []
     for q in (0, 1):
         t = THRESHOLDS[q]

@@ -1,7 +1,7 @@
 """Looking positions up in a book as read: what it tells of a position and of each move."""
 
 from pndb.book.format import BookError, position_text
-from pndb.values import Status, Value, status_value
+from pndb.values import Status, Value, intersect, status_value
 
 
 def known_interval(book, pos, lookahead=1):
@@ -17,7 +17,7 @@ def known_interval(book, pos, lookahead=1):
     if lookahead > 0:
         kids = [known_interval(book, game.play(pos, m), lookahead - 1) for m in game.legal_moves(pos)]
         pick = max if game.first_to_move(pos) else min
-        lo, hi = max(lo, pick(k[0] for k in kids)), min(hi, pick(k[1] for k in kids))
+        lo, hi = intersect((lo, hi), (pick(k[0] for k in kids), pick(k[1] for k in kids)))
     if lo > hi:
         raise BookError(f"the book's values contradict each other at {position_text(game, pos)}")
     return lo, hi

@@ -24,6 +24,7 @@ from pndb.values import (
     Status,
     Value,
     good_for,
+    intersect,
     status_value,
 )
 
@@ -47,12 +48,12 @@ def add_record(walker, key, move, interval, fact):
     recorded there), with the value the database holds there (``interval``) narrowed by what
     every strategy that passes through it proves: a position where a stone wins at once has no
     stored record to say what it is worth."""
-    lo, hi = max(interval[0], fact.interval[0]), min(interval[1], fact.interval[1])
+    lo, hi = intersect(interval, fact.interval)
     old = walker.records.get(key)
     if old is not None:
         move = old[0] if move == NO_MOVE else move
         before = CODE_VALUES[old[1]]
-        lo, hi = max(lo, before.lo), min(hi, before.hi)
+        lo, hi = intersect((lo, hi), (before.lo, before.hi))
     code = INTERVAL_CODES.get((lo, hi))
     walker.records[key] = (move, VALUE_CODES[Value.of(lo, hi)] if code is None else code)
 
@@ -99,10 +100,10 @@ class StrategyWalker:
         lo, hi = 0, 2
         for rec in (node, proof):
             if rec is not None:
-                lo, hi = max(lo, rec.lo), min(hi, rec.hi)
+                lo, hi = intersect((lo, hi), (rec.lo, rec.hi))
         for cert in certs:
             v = self.view.game.certificate_value(cert)
-            lo, hi = max(lo, v.lo), min(hi, v.hi)
+            lo, hi = intersect((lo, hi), (v.lo, v.hi))
         return lo, hi
 
     def certificate_for(self, key, certs, fact):
@@ -276,7 +277,7 @@ class GraphStrategyWalker:
             certs = [self.game.certificate_value(c) for c in self.view.certificates(s.key)]
             for rec in [self.view.proof(s.key), *certs]:
                 if rec is not None:
-                    lo, hi = max(lo, rec.lo), min(hi, rec.hi)
+                    lo, hi = intersect((lo, hi), (rec.lo, rec.hi))
         return lo, hi
 
     def certificate_for(self, pos, sources, fact):
