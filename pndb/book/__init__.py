@@ -8,13 +8,12 @@ The names other modules use are re-exported here: ``from pndb.book import read_b
 from pndb.book.export import export_book
 from pndb.book.format import Book, BookError, is_book, position_text, read_book, read_header
 from pndb.book.lookup import known_interval, move_values
-from pndb.book.walk import STRATEGIES, ExportError, GraphStrategyWalker, StrategyWalker
+from pndb.book.walk import STRATEGIES, ExportError, StrategyWalker
 
 __all__ = [
     "Book",
     "BookError",
     "ExportError",
-    "GraphStrategyWalker",
     "STRATEGIES",
     "StrategyWalker",
     "export_book",

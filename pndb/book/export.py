@@ -2,7 +2,7 @@
 
 from pndb import __version__
 from pndb.book.format import FORMAT_VERSION, RECORD, output_target, write_book
-from pndb.book.walk import STRATEGIES, ExportError, GraphStrategyWalker, StrategyWalker
+from pndb.book.walk import STRATEGIES, ExportError, GraphSources, StrategyWalker
 from pndb.games import Position, shown
 from pndb.progress import Counter
 
@@ -24,7 +24,7 @@ def export_book(store, game, out_path, partial=False, progress=None):
             )
         counter = Counter(progress, "walking the strategies")
         if store.graph_keyed:
-            walker = GraphStrategyWalker(view)
+            walker = StrategyWalker(view, counter=counter, graph=GraphSources(view))
             root = view.game.game.key(Position(start["first"], start["second"]))
         else:
             walker = StrategyWalker(view, counter=counter)

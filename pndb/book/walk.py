@@ -3,8 +3,8 @@
 ``StrategyWalker`` follows each strategy the value needs from the start: the owner's move at
 owner-to-move positions (from the proof table of the inner solver, else from a stored child
 that is good enough), every move at the opponent's positions. A graph-keyed database
-(`solve --graph-keys`) gives the same board-keyed book: ``GraphStrategyWalker`` maps each board
-position's proof from stored positions whose games are isomorphic to it.
+(`solve --graph-keys`) gives the same board-keyed book: the walker is given ``GraphSources``,
+which map each board position's proof from stored positions whose games are isomorphic to it.
 """
 
 from dataclasses import dataclass, field
@@ -90,6 +90,7 @@ class StrategyWalker:
     records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
     counter: object = None  # a progress.Counter of the positions walked, or None
+    graph: object = None  # GraphSources for a graph-keyed store, None for a board-keyed one
 
     def interval(self, key):
         """What the database proved about a position: node, proof record and certificates."""
@@ -135,25 +136,29 @@ class StrategyWalker:
         return None
 
     def strategy(self, root, fact):
-        """Walk the strategy that proves ``fact`` from ``root``, adding what it needs."""
-        game = self.view.game
+        """Walk the strategy that proves ``fact`` from the board key ``root``, adding what it
+        needs. Each position goes with what its parent passes on to it: nothing with board
+        keys, the Sources it inherits with GraphSources."""
+        game = self.view.game if self.graph is None else self.graph.game
         if game.status(game.position(root)) != Status.ONGOING:
             return
         seen = {root}
-        stack = [root]
+        stack = [(root, ())]
         while stack:
             batch = stack[-BATCH:]
             del stack[-BATCH:]
-            for key in self.expand(batch, fact):
+            out = self.expand(batch, fact) if self.graph is None else self.graph.expand(self, batch, fact)
+            for key, passed in out:
                 if key not in seen:
                     seen.add(key)
-                    stack.append(key)
+                    stack.append((key, passed))
             if self.counter is not None:
                 self.counter.add(len(batch))
 
     def expand(self, batch, fact):
-        """Record what the ongoing positions of ``batch`` need; the keys of their ongoing
+        """Record what the ongoing positions of ``batch`` need; (key, ()) of their ongoing
         children the strategy goes on to (the owner's move's, every move's of the other)."""
+        batch = [key for key, _ in batch]
         view, game = self.view, self.view.game
         nodes, proofs, stored = view.nodes_of(batch), view.proofs_of(batch), view.certificates_of(batch)
         decided = set()
@@ -212,7 +217,7 @@ class StrategyWalker:
             self.record_move(key, move, nodes, proofs, stored, fact)
         keys, statuses = game.after_moves(owned, owned_moves)
         out += [k for k, st in zip(keys, statuses) if st == Status.ONGOING]
-        return out
+        return [(k, ()) for k in out]
 
     def record_move(self, key, move, nodes, proofs, stored, fact):
         """Record the owner's ``move`` at ``key`` with what the batch's lookups proved there."""
@@ -237,8 +242,9 @@ class Source(NamedTuple):
 
 
 @dataclass
-class GraphStrategyWalker:
-    """StrategyWalker for a graph-keyed database: the book stays keyed by board keys.
+class GraphSources:
+    """What a StrategyWalker is given for a graph-keyed database: the book stays keyed by
+    board keys.
 
     The walk goes through board positions from the start. A book position is known through
     its Sources: itself; the representative of its graph key's node, mapped by the two
@@ -249,8 +255,6 @@ class GraphStrategyWalker:
     Certificates are mapped back and must hold at the book position (the game's own check)."""
 
     view: object  # a store.ReadView of a graph-keyed store (its game a GraphKeyedGame)
-    records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
-    certs: dict = field(default_factory=dict)  # key -> {Certificate}
 
     @property
     def game(self):
@@ -296,16 +300,12 @@ class GraphStrategyWalker:
                 return mapped
         return None
 
-    def strategy(self, root, fact):
-        """Walk the strategy that proves ``fact`` from the board key ``root``."""
+    def expand(self, walker, batch, fact):
+        """Record what the positions of ``batch`` ((board key, inherited Sources) each) need
+        into ``walker``; (key, inherited Sources) of the children the strategy goes on to."""
         game = self.game
-        seen = set()
-        stack = [(root, ())]
-        while stack:
-            key, inherited = stack.pop()
-            if key in seen:
-                continue
-            seen.add(key)
+        out = []
+        for key, inherited in batch:
             pos = game.position(key)
             if game.status(pos) != Status.ONGOING:
                 continue
@@ -313,8 +313,8 @@ class GraphStrategyWalker:
             interval = self.interval(sources, node)
             cert = self.certificate_for(pos, sources, fact)
             if cert is not None:
-                self.certs.setdefault(key, set()).add(cert)
-                add_record(self, key, NO_MOVE, interval, fact)
+                walker.certs.setdefault(key, set()).add(cert)
+                add_record(walker, key, NO_MOVE, interval, fact)
                 continue
             keys, moves, statuses = game.children(pos)
             if game.first_to_move(pos) == fact.proven:
@@ -323,13 +323,14 @@ class GraphStrategyWalker:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
                 if move not in moves:
                     raise ExportError(f"position {key.hex()}: the mapped move {move} is not a move there")
-                add_record(self, key, move, interval, fact)
+                add_record(walker, key, move, interval, fact)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
-                    stack.append(self.child(pos, move, used))
+                    out.append(self.child(pos, move, used))
             else:
                 live = [m for m, st in zip(moves, statuses) if st not in GAME_OVER]
-                stack.extend(self.child(pos, m, sources[1:]) for m in live)
+                out.extend(self.child(pos, m, sources[1:]) for m in live)
+        return out
 
     def child(self, pos, move, sources):
         """(canonical key, inherited sources) of the child of the book position after ``move``."""
