@@ -4,6 +4,7 @@ defined here once, for every test module (`from conftest import ...`)."""
 
 import functools
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -129,6 +130,15 @@ def ok(ran):
     return ran.stdout
 
 
+PROGRESS_LINE = re.compile(r"(export|check|compact|verify): ")  # a progress line (cli.ProgressShown)
+
+
+def not_progress(stderr):
+    """The lines of ``stderr`` that are not progress lines: a long command prints those on
+    stderr as it goes (when stderr is not a terminal), before any error."""
+    return [line for line in stderr.splitlines() if not PROGRESS_LINE.match(line)]
+
+
 def assert_user_error(ran, *words, silent=False):
     """A user error as pndb reports one: exit 2, no traceback, exactly one line on stderr,
     `error: ...`, naming each of ``words`` (case aside) and safe to print on a terminal; with
@@ -136,7 +146,7 @@ def assert_user_error(ran, *words, silent=False):
     assert ran.returncode == 2, (ran.returncode, ran.stdout[-500:], ran.stderr[-500:])
     assert "Traceback" not in ran.stdout + ran.stderr
     assert not silent or ran.stdout == "", ran.stdout[-500:]
-    lines = ran.stderr.splitlines()
+    lines = not_progress(ran.stderr)
     assert len(lines) == 1, ran.stderr[-2000:]
     line = lines[0]
     assert line.startswith("error: "), line
