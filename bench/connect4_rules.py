@@ -1,4 +1,4 @@
-"""How often Allis' rules (pndb.games.connect4_rules) decide Connect Four positions, how fast,
+"""How often Allis' rules (pndb.games.connect4.definitions) decide Connect Four positions, how fast,
 and (with --check) whether every verdict's certificate checks and agrees with the reference
 minimax of tests/reference.py.
 
@@ -13,7 +13,7 @@ per call of both.
 
 With --solve: whole solves instead (api.solve in a fresh temporary database, --max-seconds
 each), one per setting of --limits (MAX_EMPTY:NODES, the C4_RULES_* constants of
-pndb/games/spec.py), plus one without knowledge with --compare; --python evaluates with the plain
+pndb/games/placement/game.py), plus one without knowledge with --compare; --python evaluates with the plain
 Python rules (the state before the numba kernels). Per solve: value, seconds, expansions, and
 the rules' calls, decided positions and seconds.
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import reference as ref  # tests/reference.py: rules and minimax without pndb
 
-from pndb.games import connect4_rules as cr
+from pndb.games.connect4 import definitions as cr
 from pndb.games import load_game
 
 AGREES = {
@@ -79,7 +79,7 @@ def random_positions(rg, count, min_stones, seed, max_stones=99):
 def solve(args):
     """Whole solves, one per rules setting (and one without knowledge)."""
     from pndb import api
-    from pndb.games import spec as game_spec
+    from pndb.games.placement import game as game_spec
 
     game = load_game(args.spec)
     runs = [(tuple(map(int, lim.split(":"))), True) for lim in args.limits.split(",")]

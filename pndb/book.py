@@ -22,7 +22,7 @@ import zstandard
 
 from pndb import __version__
 from pndb.games import GameError, Position, game_from_rules, shown
-from pndb.games.spec import Children, is_int, keys_from_arrays
+from pndb.games.placement.game import Children, is_int, keys_from_arrays
 from pndb.progress import Counter
 from pndb.values import (
     GAME_OVER,
@@ -326,7 +326,7 @@ class GraphStrategyWalker:
 
     def sources(self, pos, inherited):
         """The Sources of the canonical book position ``pos``, and its node (or None)."""
-        from pndb.games.graphkey import cell_map
+        from pndb.games.placement.graphkey import cell_map
 
         game = self.game
         key = game.key(pos)
@@ -844,7 +844,7 @@ def certificate_problem(game, a, b, kind, payload, value):
     record has the value ``value``, or None. Whether it proves anything is the verifier's
     business."""
     if kind == CONNECT4_RULES:
-        from pndb.games import connect4_rules as C
+        from pndb.games.connect4 import definitions as C
 
         try:
             C.decode_certificate(payload)

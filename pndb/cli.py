@@ -33,7 +33,7 @@ def one_line(text):
     """An error message as one printable line of bounded length, whatever it quotes. A line too
     long loses the middle of its longest words first (a path it quotes), so that what the
     message says of them (the reason, at its end) stays."""
-    from pndb.games.notation import shown
+    from pndb.games.placement.notation import shown
 
     text = " ".join(str(text).split())
     words = [

@@ -1,4 +1,4 @@
-"""Allis' Connect Four rules (pndb.games.connect4_rules) against the reference minimax.
+"""Allis' Connect Four rules (pndb.games.connect4.definitions) against the reference minimax.
 
 A rules verdict is a claim about the game value; the reference model (tests/reference.py) has
 its own rules and minimax, so every verdict is checked against a value computed without pndb.
@@ -16,8 +16,8 @@ import pytest
 import reference as R
 from conftest import cli, ref
 
-from pndb.games import connect4_rules as cr
-from pndb.games.connect4_rules import Certificate, Instance, Rule
+from pndb.games.connect4 import definitions as cr
+from pndb.games.connect4.definitions import Certificate, Instance, Rule
 from pndb.games import load_game
 
 BASIC = frozenset({Rule.CLAIMEVEN, Rule.BASEINVERSE, Rule.VERTICAL})

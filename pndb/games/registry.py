@@ -8,9 +8,9 @@ lists. Adding a game family is one module plus entries here.
 from collections.abc import Callable
 from typing import NamedTuple
 
-from pndb.games import spec as placement
-from pndb.games.notation import shown
-from pndb.games.spec import GameError
+from pndb.games.placement import game as placement
+from pndb.games.placement.notation import shown
+from pndb.games.placement.game import GameError
 
 
 class GameKind(NamedTuple):

@@ -20,9 +20,9 @@ extraction still reads every reply of the defending side.
 import numba as nb
 import numpy as np
 
-from pndb.games import kernels as K
-from pndb.games import connect4_rules as C
-from pndb.games import patterns as P
+from pndb.games.placement import kernels as K
+from pndb.games.connect4 import definitions as C
+from pndb.games.placement import patterns as P
 from pndb.values import PAIRING
 from pndb.inner.table import META, NO_VERDICT, find
 

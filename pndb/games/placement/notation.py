@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from pndb.games import kernels as K
+from pndb.games.placement import kernels as K
 
 SEPARATORS = re.compile(r"[\s,;.]+")
 CELL_TOKEN = re.compile(r"([a-z])([0-9]+)")

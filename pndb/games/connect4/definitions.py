@@ -56,7 +56,7 @@ from typing import NamedTuple
 from pndb.jit import njit
 import numpy as np
 
-from pndb.games.kernels import popcount
+from pndb.games.placement.kernels import popcount
 
 FIRST_WINS = "first-wins"
 SECOND_WINS = "second-wins"

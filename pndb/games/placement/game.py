@@ -1,7 +1,7 @@
 """Game specs: the rules of every placement game as data (docs/game-format.md).
 
 A :class:`Game` holds the rules in plain Python (cells, win patterns, symmetries, ...) and
-the same rules as numba :class:`~pndb.games.kernels.Tables`. ``load_game`` turns a spec
+the same rules as numba :class:`~pndb.games.placement.kernels.Tables`. ``load_game`` turns a spec
 string such as ``qango6:castle`` or ``file:my.json`` into a Game.
 """
 
@@ -12,10 +12,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pndb.games import kernels as K
-from pndb.games import notation
-from pndb.games.kernels import Tables
-from pndb.games.notation import shown
+from pndb.games.placement import kernels as K
+from pndb.games.placement import notation
+from pndb.games.placement.kernels import Tables
+from pndb.games.placement.notation import shown
 from pndb.values import PAIRING, Certificate, Status, Value
 
 # Caps on rules data (docs/game-format.md): beyond them a file is refused before any work.
@@ -238,7 +238,7 @@ class Game:
         Allis' rules (kind 2) once few enough squares are empty for the rules to pay."""
         if self.gravity:
             return self.connect4_certificates(pos)
-        from pndb.games import patterns
+        from pndb.games.placement import patterns
 
         out = []
         for defender in (patterns.DEFENDER_SECOND, patterns.DEFENDER_FIRST):
@@ -249,7 +249,7 @@ class Game:
         return out
 
     def connect4_certificates(self, pos):
-        from pndb.games import connect4_rules as C
+        from pndb.games.connect4 import definitions as C
 
         empty = self.ncells - self.rank(pos)
         if len(self.tables.rules_lines) == 0 or empty > C4_RULES_MAX_EMPTY:
@@ -265,7 +265,7 @@ class Game:
         """What a certificate proves, as a Value."""
         if cert.kind == PAIRING:
             return Value.FIRST_WONT_WIN if cert.payload[0] == 2 else Value.SECOND_WONT_WIN
-        from pndb.games import connect4_rules as C
+        from pndb.games.connect4 import definitions as C
 
         return Value.named(C.proves(C.decode_certificate(cert.payload)))
 
@@ -276,7 +276,7 @@ class Game:
         rule sets: the rules module's own check of every instance, compatibility and group."""
         payload = cert.payload
         if cert.kind != PAIRING:
-            from pndb.games import connect4_rules as C
+            from pndb.games.connect4 import definitions as C
 
             try:
                 C.check_certificate(self, pos.first, pos.second, C.decode_certificate(payload))
@@ -609,7 +609,7 @@ def connect4_rules_tables(game):
             f"rules named {shown(game.spec)} are not Connect Four's: they have {' and '.join(differences)} "
             "(Allis' rules, which pndb applies to Connect Four, need its own rules)"
         )
-    from pndb.games import connect4_rules as C
+    from pndb.games.connect4 import definitions as C
 
     return {
         "rules_lines": C.lines_of(game),
