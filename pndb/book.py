@@ -844,7 +844,7 @@ def certificate_problem(game, a, b, kind, payload, value):
     record has the value ``value``, or None. Whether it proves anything is the verifier's
     business."""
     if kind == CONNECT4_RULES:
-        from pndb.games.connect4 import definitions as C
+        from pndb.games.connect4 import certificate as C
 
         try:
             C.decode_certificate(payload)

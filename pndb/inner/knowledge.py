@@ -21,7 +21,7 @@ import numba as nb
 import numpy as np
 
 from pndb.games.placement import kernels as K
-from pndb.games.connect4 import definitions as C
+from pndb.games.connect4 import compiled as C
 from pndb.games.placement import patterns as P
 from pndb.values import PAIRING
 from pndb.inner.table import META, NO_VERDICT, find

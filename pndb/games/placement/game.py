@@ -249,23 +249,23 @@ class Game:
         return out
 
     def connect4_certificates(self, pos):
-        from pndb.games.connect4 import definitions as C
+        from pndb.games.connect4 import certificate, compiled
 
         empty = self.ncells - self.rank(pos)
         if len(self.tables.rules_lines) == 0 or empty > C4_RULES_MAX_EMPTY:
             return []
-        verdict = C.evaluate(self, pos.first, pos.second, max_nodes=C4_RULES_NODES)
+        verdict = compiled.evaluate(self, pos.first, pos.second, max_nodes=C4_RULES_NODES)
         if verdict.value is None:
             return []
         # the compiled search's set, stored as found: the export checks each certificate it
         # writes against the Python definitions (certificate_holds), `pndb check` every one
-        return [Certificate(C.CERTIFICATE_KIND, C.encode_certificate(verdict))]
+        return [Certificate(certificate.CERTIFICATE_KIND, certificate.encode_certificate(verdict))]
 
     def certificate_value(self, cert):
         """What a certificate proves, as a Value."""
         if cert.kind == PAIRING:
             return Value.FIRST_WONT_WIN if cert.payload[0] == 2 else Value.SECOND_WONT_WIN
-        from pndb.games.connect4 import definitions as C
+        from pndb.games.connect4 import certificate as C
 
         return Value.named(C.proves(C.decode_certificate(cert.payload)))
 
@@ -276,7 +276,7 @@ class Game:
         rule sets: the rules module's own check of every instance, compatibility and group."""
         payload = cert.payload
         if cert.kind != PAIRING:
-            from pndb.games.connect4 import definitions as C
+            from pndb.games.connect4 import certificate as C
 
             try:
                 C.check_certificate(self, pos.first, pos.second, C.decode_certificate(payload))
