@@ -30,7 +30,7 @@ from pndb.defaults import (
     SettingsError,
     inner_table_capacity,
 )
-from pndb.games import GameError, load_game, shown
+from pndb.games import GameError, family_of, load_game, shown
 from pndb.integrity import check_root
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
@@ -214,7 +214,7 @@ def solve(
         with store.view(g) as view:
             root = view.game.key(pos)
         check_root(store, g, root)
-        start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
+        start = {"moves": g.format_moves(cells), "cells": cells, **family_of(g).codec.fields(pos)}
         store.commit(meta={"start": start, "root": root.hex()})
         search = make_search(
             store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick,

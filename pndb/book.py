@@ -21,7 +21,7 @@ import numpy as np
 import zstandard
 
 from pndb import __version__
-from pndb.games import GameError, Position, game_from_rules, shown
+from pndb.games import GameError, family_of, game_from_rules, shown
 from pndb.games.placement.game import Children, is_int, keys_from_arrays
 from pndb.progress import Counter
 from pndb.values import (
@@ -89,7 +89,7 @@ def export_book(store, game, out_path, partial=False, progress=None):
         counter = Counter(progress, "walking the strategies")
         if store.graph_keyed:
             walker = GraphStrategyWalker(view)
-            root = view.game.game.key(Position(start["first"], start["second"]))
+            root = view.game.game.key(family_of(game).codec.position(start))
         else:
             walker = StrategyWalker(view, counter=counter)
             root = bytes.fromhex(root_hex)
@@ -300,7 +300,7 @@ class Source(NamedTuple):
     the store, and the isomorphism of their remaining games (book cell -> stored cell)."""
 
     key: bytes  # its key in the store: a canonical board key, or the node key of a representative
-    pos: Position  # canonical
+    pos: object  # the game's position, canonical
     cells: dict
 
 
@@ -755,18 +755,22 @@ def check_header(header, version):
 
 
 def check_start(start, game):
-    """The start position: its cells, played from the empty board, give its two bitboards."""
+    """The start position: its cells, played from the empty board, give its stones."""
     if not isinstance(start, dict) or not isinstance(start.get("moves"), str):
         raise BookError("the book header's start is not a position")
-    cells, first, second = start.get("cells"), start.get("first"), start.get("second")
+    cells = start.get("cells")
     if not (isinstance(cells, list) and len(cells) <= game.ncells and all(is_int(c) for c in cells)):
         raise BookError("the book header's start cells are not a list of cells")
-    pos = Position(0, 0)
+    pos = game.parse_moves("")[0]  # the empty board
     for cell in cells:
         if game.status(pos) != Status.ONGOING or cell not in game.legal_moves(pos):
             raise BookError(f"the book's start cells are not a game: cell {shown(cell)} cannot be played")
         pos = game.play(pos, cell)
-    if (first, second) != tuple(pos) or not (is_int(first) and is_int(second)):
+    try:
+        stored = family_of(game).codec.position(start)
+    except GameError:
+        stored = None
+    if stored != pos:
         raise BookError("the book header's start stones are not those of its start cells")
 
 
@@ -891,4 +895,3 @@ def move_values(book, pos):
     """[(move, Value)] for every legal move at ``pos``, as far as the book knows."""
     game = book.game
     return [(m, Value.of(*known_interval(book, game.play(pos, m)))) for m in game.legal_moves(pos)]
-

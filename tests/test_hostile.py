@@ -26,7 +26,8 @@ from pndb_tools import verify
 from pndb.book import BookError, read_book
 from pndb.games.placement import kernels as K
 from pndb.games import load_game
-from pndb.games.placement.notation import play_moves, shown
+from pndb.games.errors import shown
+from pndb.games.placement.notation import play_moves
 from pndb.games.placement.game import MAX_PATTERNS, MAX_SYMMETRIES, minimal_patterns
 
 MAGIC = {1: b"PNBOOK\x00\x01", 2: b"PNBOOK\x00\x02"}

@@ -15,7 +15,7 @@ import numpy as np
 from pndb.games.placement import kernels as K
 from pndb.games.placement import notation
 from pndb.games.placement.kernels import Tables
-from pndb.games.placement.notation import shown
+from pndb.games.errors import GameError, shown
 from pndb.values import PAIRING, Certificate, Status, Value
 
 # Caps on rules data (docs/game-format.md): beyond them a file is refused before any work.
@@ -29,10 +29,6 @@ MAX_SYMMETRIES = 1024  # symmetries listed (each costs 16 KiB of tables and time
 # 6x5 need fewer expansions with them everywhere; bench/connect4_rules.py --solve measures it)
 C4_RULES_MAX_EMPTY = 42
 C4_RULES_NODES = 2000  # chosen-set search nodes per win condition (more decided nothing more)
-
-
-class GameError(ValueError):
-    """A game spec or rules file that cannot be used; the message says why in one line."""
 
 
 class Position(NamedTuple):
@@ -83,6 +79,24 @@ def arrays_from_keys(keys):
     return halves[:, 0].copy(), halves[:, 1].copy()
 
 
+class PositionCodec:
+    """How a placement position is written into a database's or a book's metadata (the start
+    of a solve): its two bitboards, as the integers "first" and "second"."""
+
+    def fields(self, pos):
+        return {"first": pos.first, "second": pos.second}
+
+    def position(self, fields):
+        """The position of ``fields`` (a dict); GameError unless they hold two bitboards."""
+        first, second = fields.get("first"), fields.get("second")
+        if not (is_int(first) and is_int(second)):
+            raise GameError("a position's stones are not two bitboards")
+        return Position(first, second)
+
+
+CODEC = PositionCodec()
+
+
 @dataclass(frozen=True)
 class Game:
     spec: str  # canonical spec string, e.g. "mnk:3,3,3" or "qango6:castle"
@@ -94,6 +108,7 @@ class Game:
     first_move_forbidden: tuple = ()  # cells the first stone of the game may not take
     disc_cap: int = 0  # the game is drawn once this many stones are down (0: board full)
     gravity: bool = False
+    allis: bool = False  # Connect Four: Allis' rules decide positions (kind 2 certificates)
     order: tuple = ()  # playable cells, best first
     title: str = ""
     raw_pattern_count: int = 0  # win patterns as listed by the rules, before dropping redundant ones
@@ -236,8 +251,10 @@ class Game:
         pairing strategies (docs/book-format.md, kind 1) for the second player (the first does
         not win) and for the first player (the second does not win); in Connect Four, a set of
         Allis' rules (kind 2) once few enough squares are empty for the rules to pay."""
-        if self.gravity:
+        if self.allis:
             return self.connect4_certificates(pos)
+        if self.gravity:
+            return []
         from pndb.games.placement import patterns
 
         out = []
@@ -252,7 +269,7 @@ class Game:
         from pndb.games.connect4 import certificate, compiled
 
         empty = self.ncells - self.rank(pos)
-        if len(self.tables.rules_lines) == 0 or empty > C4_RULES_MAX_EMPTY:
+        if empty > C4_RULES_MAX_EMPTY:
             return []
         verdict = compiled.evaluate(self, pos.first, pos.second, max_nodes=C4_RULES_NODES)
         if verdict.value is None:
@@ -465,6 +482,7 @@ def build_game(
     order=None,
     title="",
     areas=(),
+    allis=False,
 ):
     """Validate the rules, find symmetries if asked, and compile the numba tables."""
     ngrid = width * height
@@ -521,6 +539,7 @@ def build_game(
         first_move_forbidden=forbidden,
         disc_cap=disc_cap,
         gravity=bool(gravity),
+        allis=allis,
         order=tuple(order),
         title=title,
         raw_pattern_count=len(raw),
@@ -589,9 +608,10 @@ def make_tables(game):
 def connect4_rules_tables(game):
     """The Tables fields of Allis' rules: what Game.connect4_certificates uses, so that the
     inner search decides by the rules exactly where the outer search finds a certificate. They
-    are Connect Four's: a game its spec names Connect Four (rules read from a book or a
-    database carry their spec) must have Connect Four's rules, else a GameError."""
-    if not game.spec.startswith("connect4:"):
+    are Connect Four's: a game whose kind switches them on (``allis``: the registry's connect4
+    kind, also for rules read from a book or a database whose spec names it) must have Connect
+    Four's rules, else a GameError."""
+    if not game.allis:
         return {"rules_lines": np.zeros(0, np.uint64), "rules_limits": np.zeros(2, np.int64)}
     differences = [
         what
@@ -661,10 +681,10 @@ def mnk(m, n, k, spec):
 
 
 def qango6(variant, spec):
-    forbidden = {"": (), "castle": QANGO6_CASTLE, "burg": QANGO6_CASTLE, "tournament": QANGO6_INNER}
+    forbidden = {"": (), "castle": QANGO6_CASTLE, "tournament": QANGO6_INNER}
     if variant not in forbidden:
-        raise GameError(f"unknown Qango 6 variant '{shown(variant)}' (castle, burg, tournament)")
-    name = "qango6" + (":" + ("castle" if variant == "burg" else variant) if variant else "")
+        raise GameError(f"unknown Qango 6 variant '{shown(variant)}' (castle, tournament)")
+    name = "qango6" + (":" + variant if variant else "")
     return build_game(
         name, 6, 6, qango_patterns(6, QANGO6_AREAS), first_move_forbidden=forbidden[variant], title="Qango 6",
         areas=QANGO6_AREAS,
@@ -717,7 +737,7 @@ def connect4(args, spec):
     if max(w, h) < 4:
         raise GameError(f"{shown(spec)}: a 4 in a row does not fit")
     name = f"connect4:{w}x{h}"
-    return build_game(name, w, h, lines(w, h, 4), gravity=True, title=f"Connect Four {w}x{h}")
+    return build_game(name, w, h, lines(w, h, 4), gravity=True, title=f"Connect Four {w}x{h}", allis=True)
 
 
 def load_file(path, spec):
@@ -788,9 +808,10 @@ def cell_lists(value, key, cap, what):
     return [tuple(cell_list(p, f"{key}[{i}]")) for i, p in enumerate(value)]
 
 
-def game_from_rules(data, spec):
+def game_from_rules(data, spec, allis=False):
     """A Game from rules data (the game-file format), every field checked for its JSON type
-    (a missing optional field, or null, takes its default)."""
+    (a missing optional field, or null, takes its default); ``allis``: with Allis' rules (the
+    registry says which games have them)."""
     if not isinstance(data, dict):
         raise GameError("rules data must be a JSON object")
     extra = set(data) - set(RULE_KEYS)
@@ -825,4 +846,5 @@ def game_from_rules(data, spec):
         gravity=gravity,
         order=optional["move_order"],
         title=shown(spec if name is None else name, 80),
+        allis=allis,
     )

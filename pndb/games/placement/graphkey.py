@@ -49,7 +49,8 @@ import pynauty  # the optional `graph` extra
 
 from pndb.games.placement.kernels import ZERO, popcount
 from pndb.games.placement.patterns import lowest_cell
-from pndb.games.placement.game import Children, GameError, Position
+from pndb.games.errors import GameError
+from pndb.games.placement.game import Children, Position
 from pndb.values import GAME_OVER, Status
 
 # the colour classes of the pattern vertices, in the order the partition lists them

@@ -40,7 +40,7 @@ from pndb.jit import njit
 import numpy as np
 
 from pndb.defaults import SettingsError
-from pndb.games.placement.notation import shown
+from pndb.games.errors import shown
 
 from pndb.games.placement.kernels import (
     ONE,
