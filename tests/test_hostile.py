@@ -28,7 +28,7 @@ from pndb.games.placement import kernels as K
 from pndb.games import load_game
 from pndb.games.errors import shown
 from pndb.games.placement.notation import play_moves
-from pndb.games.placement.game import MAX_PATTERNS, MAX_SYMMETRIES, minimal_patterns
+from pndb.games.placement.rules import MAX_PATTERNS, MAX_SYMMETRIES, minimal_patterns
 
 MAGIC = {1: b"PNBOOK\x00\x01", 2: b"PNBOOK\x00\x02"}
 RECORD = struct.Struct(">QQBB")

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from pndb.games.errors import GameError, shown
-from pndb.games.placement import game as placement
+from pndb.games.placement import builtins, rules
+from pndb.games.placement.game import CODEC
 
 
 class Family(NamedTuple):
@@ -33,12 +34,12 @@ class GameKind(NamedTuple):
     from_rules: Callable | None = None  # (rules data, spec) -> game, when not the family's
 
 
-PLACEMENT = Family("placement", placement.game_from_rules, placement.CODEC)
+PLACEMENT = Family("placement", rules.game_from_rules, CODEC)
 
 
 def build_mnk(arg, spec):
-    m, n, k = placement.parse_ints(arg, 3, spec)
-    return placement.mnk(m, n, k, f"mnk:{m},{n},{k}")
+    m, n, k = builtins.parse_ints(arg, 3, spec)
+    return builtins.mnk(m, n, k, f"mnk:{m},{n},{k}")
 
 
 KINDS = (
@@ -55,7 +56,7 @@ KINDS = (
     GameKind(
         "qango6",
         PLACEMENT,
-        lambda arg, spec: placement.qango6(arg.lower(), spec),
+        lambda arg, spec: builtins.qango6(arg.lower(), spec),
         "Qango on 6x6 (variants castle, tournament)",
         ("qango6", "qango6:castle", "qango6:tournament"),
         aliases=(("qango6:burg", "qango6:castle"),),
@@ -63,33 +64,33 @@ KINDS = (
     GameKind(
         "qango7",
         PLACEMENT,
-        lambda arg, spec: placement.qango7(arg.lower(), spec.lower()),
+        lambda arg, spec: builtins.qango7(arg.lower(), spec.lower()),
         "Qango on 7x7, a draw after 40 stones (variant nocap)",
         ("qango7", "qango7:nocap"),
     ),
     GameKind(
         "qango7plus",
         PLACEMENT,
-        lambda arg, spec: placement.qango7plus(arg.lower(), spec.lower()),
+        lambda arg, spec: builtins.qango7plus(arg.lower(), spec.lower()),
         "Qango 7 without the corner cells (variants edges, tournament)",
         ("qango7plus", "qango7plus:edges", "qango7plus:tournament"),
     ),
     GameKind(
         "connect4",
         PLACEMENT,
-        lambda arg, spec: placement.connect4(arg, spec),
+        lambda arg, spec: builtins.connect4(arg, spec),
         "Connect Four on W columns x H rows (7x6 by default)",
         ("connect4",),
         ("connect4:4x4",),
         "connect4:WxH",
         (("connect4", "connect4:7x6"),),
         # Allis' rules (pndb.games.connect4) hold for Connect Four: its stored rules have them too
-        from_rules=lambda data, spec: placement.game_from_rules(data, spec, allis=True),
+        from_rules=lambda data, spec: rules.game_from_rules(data, spec, allis=True),
     ),
     GameKind(
         "file",
         PLACEMENT,
-        lambda arg, spec: placement.load_file(arg, spec),
+        lambda arg, spec: rules.load_file(arg, spec),
         "a placement game described in a JSON file (docs/game-format.md)",
     ),
 )
