@@ -581,13 +581,11 @@ class Book:
 def position_text(game, pos):
     """A position as a user can find it: where each player's stones are (grid coordinates, also
     with gravity, where a column digit would not say which cell)."""
-    if not pos.first | pos.second:
+    held = [[grid_name(game, c) for c in game.cells if game.owner(pos, c) == player] for player in (1, 2)]
+    if not any(held):
         return "the empty board"
-
-    def names(x):
-        return " ".join(grid_name(game, c) for c in range(64) if x >> c & 1) or "no cell"
-
-    return f"the position with X on {names(pos.first)} and O on {names(pos.second)}"
+    first, second = (" ".join(names) or "no cell" for names in held)
+    return f"the position with X on {first} and O on {second}"
 
 
 def grid_name(game, cell):

@@ -169,6 +169,15 @@ class Game:
         a, b = pos.first, pos.second
         return a & b == 0 and (a | b) & ~cells == 0 and 0 <= a.bit_count() - b.bit_count() <= 1
 
+    def owner(self, pos, cell):
+        """Who holds ``cell``: 1 the first player, 2 the second, 0 nobody."""
+        return 1 if pos.first >> cell & 1 else 2 if pos.second >> cell & 1 else 0
+
+    def completed(self, pos, player):
+        """The win patterns ``player`` (1 first, 2 second) has completed, each a tuple of cells."""
+        stones = pos.first if player == 1 else pos.second
+        return tuple(p for p in self.patterns if all(stones >> c & 1 for c in p))
+
     def first_to_move(self, pos):
         return pos.first.bit_count() == pos.second.bit_count()
 
