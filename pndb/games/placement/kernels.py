@@ -520,8 +520,9 @@ def children_of_many(a, b, t):
     kb = np.empty((n, 64), np.uint64)
     st = np.empty((n, 64), np.int64)
     img = np.empty(2 * t.cell_images.shape[1], np.uint64)
+    near = np.empty(t.cell_images.shape[1], np.int64)
     for i in range(n):
-        counts[i] = children_into(a[i], b[i], t, True, moves[i], ka[i], kb[i], st[i], img)
+        counts[i] = children_into(a[i], b[i], t, True, moves[i], ka[i], kb[i], st[i], img, near)
     return counts, moves, ka, kb, st
 
 
