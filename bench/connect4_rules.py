@@ -1,4 +1,4 @@
-"""How often Allis' rules (pndb.games.connect4_rules) decide Connect Four positions, how fast,
+"""How often Allis' rules (pndb.games.connect4.definitions) decide Connect Four positions, how fast,
 and (with --check) whether every verdict's certificate checks and agrees with the reference
 minimax of tests/reference.py.
 
@@ -13,7 +13,7 @@ per call of both.
 
 With --solve: whole solves instead (api.solve in a fresh temporary database, --max-seconds
 each), one per setting of --limits (MAX_EMPTY:NODES, the C4_RULES_* constants of
-pndb/games/spec.py), plus one without knowledge with --compare; --python evaluates with the plain
+pndb/games/placement/game.py), plus one without knowledge with --compare; --python evaluates with the plain
 Python rules (the state before the numba kernels). Per solve: value, seconds, expansions, and
 the rules' calls, decided positions and seconds.
 
@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import reference as ref  # tests/reference.py: rules and minimax without pndb
 
-from pndb.games import connect4_rules as cr
+from pndb.games.connect4 import certificate, compiled
+from pndb.games.connect4 import definitions as cr
 from pndb.games import load_game
 
 AGREES = {
@@ -79,13 +80,13 @@ def random_positions(rg, count, min_stones, seed, max_stones=99):
 def solve(args):
     """Whole solves, one per rules setting (and one without knowledge)."""
     from pndb import api
-    from pndb.games import spec as game_spec
+    from pndb.games.placement import game as game_spec
 
     game = load_game(args.spec)
     runs = [(tuple(map(int, lim.split(":"))), True) for lim in args.limits.split(",")]
     if args.compare:
         runs.append(((0, 0), False))
-    evaluate = cr.evaluate
+    evaluate = compiled.evaluate
     stats = Counter()
 
     def counted(*a, **k):
@@ -96,7 +97,7 @@ def solve(args):
         stats["decided"] += verdict.value is not None
         return verdict
 
-    cr.evaluate = counted
+    compiled.evaluate = counted
     with tempfile.TemporaryDirectory(prefix="pndb-bench-") as tmp:  # compile or load every kernel first
         api.solve(game, db=f"{tmp}/db.lmdb", max_nodes=3)
     engine = "python" if args.python else "numba"
@@ -142,7 +143,7 @@ def main():
         positions = sorted(p for p in ref.enumerate_positions(rg) if ref.outcome(rg, *p) == ref.ONGOING)
     else:
         positions = random_positions(rg, args.positions, args.min_stones, args.seed, args.max_stones)
-    cr.evaluate(game, 0, 0, compiled=not args.python)  # compile (or load) the kernels before timing
+    compiled.evaluate(game, 0, 0, compiled=not args.python)  # compile (or load) the kernels before timing
     rows = defaultdict(Counter)
     verdicts = []
     old, old_seconds = Counter(), 0.0
@@ -150,11 +151,11 @@ def main():
     for a, b in positions:
         if args.old:
             t = time.perf_counter()
-            before = cr.evaluate(
+            before = compiled.evaluate(
                 game, a, b, OLD_RULES, max_nodes=args.max_nodes, compiled=not args.python, combinations=False
             )
             old_seconds += time.perf_counter() - t
-        verdict = cr.evaluate(game, a, b, max_nodes=args.max_nodes, compiled=not args.python)
+        verdict = compiled.evaluate(game, a, b, max_nodes=args.max_nodes, compiled=not args.python)
         if args.old:
             old[_change(before, verdict)] += 1
         row = rows[(a | b).bit_count()]
@@ -189,8 +190,8 @@ def main():
         start = time.perf_counter()
         wrong = []
         for a, b, verdict in verdicts:
-            cert = cr.decode_certificate(cr.encode_certificate(verdict))
-            if cr.check_certificate(game, a, b, cert) != verdict.value:
+            cert = certificate.decode_certificate(certificate.encode_certificate(verdict))
+            if certificate.check_certificate(game, a, b, cert) != verdict.value:
                 wrong.append((a, b, verdict, "certificate"))
             if not AGREES[verdict.value](ref.minimax(rg, a, b)):
                 wrong.append((a, b, verdict, "minimax"))

@@ -6,7 +6,7 @@ full width to --depth plies, every position a search's DAG could hold: the child
 outer search expands (Game.children: one per symmetry class), keeping only those still ONGOING
 (a child whose mover wins with the next stone is decided at once and never searched). No move
 is pruned (no dead-cell or threat pruning). Per number of stones, pooled over the roots:
-distinct board keys (pndb's canonical keys) and distinct graph keys (pndb.games.graphkey), the
+distinct board keys (pndb's canonical keys) and distinct graph keys (pndb.games.placement.graphkey), the
 merge ratio, the longest graph key (bytes), and microseconds per key: graph_key against Game.key
 (both Python calls, one position at a time) and the numba canonical kernel alone. With --db:
 the same per number of stones over the ongoing positions a pndb database holds (the outer
@@ -44,10 +44,10 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb
 
 from solve import aligned  # noqa: E402  (bench/solve.py)
 
-from pndb.games import kernels as K  # noqa: E402
+from pndb.games.placement import kernels as K  # noqa: E402
 from pndb.games import load_game  # noqa: E402
-from pndb.games.graphkey import graph_key  # noqa: E402
-from pndb.games.spec import Position  # noqa: E402
+from pndb.games.placement.graphkey import graph_key  # noqa: E402
+from pndb.games.placement.game import Position  # noqa: E402
 
 DEFAULT_GAMES = ["qango6", "qango6:castle", "mnk:5,5,4", "mnk:7,7,5", "qango7plus"]
 # stones at the roots: a mid-game and a late phase

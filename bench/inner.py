@@ -56,7 +56,7 @@ def midgame_positions(game, count, seed):
     """``count`` distinct canonical ongoing positions without an immediate win for the mover."""
     import numpy as np
 
-    from pndb.games import kernels as K
+    from pndb.games.placement import kernels as K
 
     t = game.tables
     lo, hi = MIDGAME.get(game.spec, (game.cap // 3, game.cap // 2))

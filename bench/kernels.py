@@ -13,7 +13,7 @@ import time
 import numba as nb
 import numpy as np
 
-from pndb.games import kernels as K
+from pndb.games.placement import kernels as K
 from pndb.games import load_game
 
 

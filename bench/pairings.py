@@ -24,9 +24,9 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
 
-from pndb.games import kernels as K  # noqa: E402
+from pndb.games.placement import kernels as K  # noqa: E402
 from pndb.games import load_game  # noqa: E402
-from pndb.games import patterns as P  # noqa: E402
+from pndb.games.placement import patterns as P  # noqa: E402
 
 DEFAULT_GAMES = ["mnk:5,5,4", "mnk:7,7,5", "qango6", "qango7plus"]
 

@@ -1,4 +1,4 @@
-"""What the win-pattern knowledge of pndb.games.patterns saves a plain search, knob by knob.
+"""What the win-pattern knowledge of pndb.games.placement.patterns saves a plain search, knob by knob.
 
 A small alpha-beta search with a transposition table (canonical keys, bounds) values a game's
 start position with each part of the knowledge switched on in turn: graph move ordering
@@ -23,9 +23,9 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pndb
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
 
-from pndb.games import kernels as K  # noqa: E402
+from pndb.games.placement import kernels as K  # noqa: E402
 from pndb.games import load_game  # noqa: E402
-from pndb.games import patterns as P  # noqa: E402
+from pndb.games.placement import patterns as P  # noqa: E402
 
 ORDER = 1
 FILTER = 2

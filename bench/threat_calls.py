@@ -30,7 +30,7 @@ def positions(game, nodes):
     import numpy as np
 
     from pndb import inner
-    from pndb.games import kernels as K
+    from pndb.games.placement import kernels as K
     from pndb.inner.table import KEY_A, KEY_B, META
 
     solver = new_solver(game, nodes, 256)
@@ -61,7 +61,7 @@ def measure(args):
     from numba import njit
 
     from pndb.games import load_game
-    from pndb.games import patterns as P
+    from pndb.games.placement import patterns as P
 
     game = load_game(args.game)
     if game.gravity:

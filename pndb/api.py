@@ -30,7 +30,7 @@ from pndb.defaults import (
     SettingsError,
     inner_table_capacity,
 )
-from pndb.games import GameError, load_game, shown
+from pndb.games import GameError, family_of, load_game, shown
 from pndb.integrity import check_root
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
@@ -112,7 +112,7 @@ def make_search(
         return InnerSolver(board_game, table_mb, knowledge=knowledge)
 
     if store.graph_keyed:
-        from pndb.games.graphkey import GraphKeyedGame
+        from pndb.games.placement.graphkey import GraphKeyedGame
 
         game = GraphKeyedGame(game, cache)
     return Search(
@@ -192,7 +192,7 @@ def solve(
     certificates decide are not searched. The search commits its work every
     ``checkpoint_seconds``: a crash loses at most that much. ``should_stop()`` is polled between steps;
     ``on_progress`` gets a search.Progress every few seconds. ``graph_keys``: key the outer DAG
-    by graph keys (pndb.games.graphkey; games without gravity), merging positions whose
+    by graph keys (pndb.games.placement.graphkey; games without gravity), merging positions whose
     remaining games are isomorphic; a database keeps the keys it was created with.
     ``on_compile(seconds)`` is called before the solve compiles kernels a cold cache lacks
     (compile_announcer); the solve's seconds leave compiling out."""
@@ -214,7 +214,7 @@ def solve(
         with store.view(g) as view:
             root = view.game.key(pos)
         check_root(store, g, root)
-        start = {"moves": g.format_moves(cells), "cells": cells, "first": pos.first, "second": pos.second}
+        start = {"moves": g.format_moves(cells), "cells": cells, **family_of(g).codec.fields(pos)}
         store.commit(meta={"start": start, "root": root.hex()})
         search = make_search(
             store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick,
@@ -240,7 +240,7 @@ def check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, me
     come to read it: a small game may be solved before its inner solver is made), or an inner
     solver under NUMBA_DISABLE_JIT (it runs only compiled)."""
     from pndb import jit
-    from pndb.games.patterns import default_threat_depth
+    from pndb.games.placement.patterns import default_threat_depth
     from pndb.search import SCHEMES
 
     for name, value, kind, least, optional in (

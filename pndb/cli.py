@@ -33,7 +33,7 @@ def one_line(text):
     """An error message as one printable line of bounded length, whatever it quotes. A line too
     long loses the middle of its longest words first (a path it quotes), so that what the
     message says of them (the reason, at its end) stays."""
-    from pndb.games.notation import shown
+    from pndb.games.errors import shown
 
     text = " ".join(str(text).split())
     words = [
@@ -168,8 +168,7 @@ def games():
             f"{spec:24} {s.board:>6} {s.cells:>5} {s.symmetries:>4} {s.patterns:>8}  {', '.join(s.rules)}"
         )
     click.echo("\nParametrised: " + ", ".join(k.parametrised for k in KINDS if k.parametrised))
-    aliases = [(a, t) for k in KINDS for a, t in k.aliases] + [("qango6:burg", "qango6:castle")]
-    click.echo("Aliases: " + ", ".join(f"{a} = {t}" for a, t in aliases))
+    click.echo("Aliases: " + ", ".join(f"{a} = {t}" for k in KINDS for a, t in k.aliases))
     click.echo("Your own game: file:PATH.json (docs/game-format.md)")
 
 

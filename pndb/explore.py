@@ -169,7 +169,7 @@ def view_of(lookup, source, moves):
     pos, cells = game.parse_moves(moves)
     state = game.status(pos)
     board = [
-        CellView(c, game.move_name(c), *divmod(c, game.width), owner_of(pos, c))
+        CellView(c, game.move_name(c), *divmod(c, game.width), owner_of(game, pos, c))
         for c in game.cells
     ]  # fmt: skip
     common = dict(
@@ -179,8 +179,8 @@ def view_of(lookup, source, moves):
     )  # fmt: skip
     if state != Status.ONGOING:
         outcome = status_value(state)
-        winner = {Status.FIRST_WON: pos.first, Status.SECOND_WON: pos.second}.get(state, 0)
-        wins = tuple(p for p in game.patterns if winner and all(winner >> c & 1 for c in p))
+        winner = {Status.FIRST_WON: 1, Status.SECOND_WON: 2}.get(state)
+        wins = game.completed(pos, winner) if winner else ()
         return PositionView(
             **common, to_move=None, outcome=outcome, outcome_text=game.outcome_text(state), wins=wins,
             value=outcome, options=(), strategy_move=None,
@@ -199,8 +199,9 @@ def view_of(lookup, source, moves):
     )  # fmt: skip
 
 
-def owner_of(pos, cell):
-    return "first" if pos.first >> cell & 1 else "second" if pos.second >> cell & 1 else None
+def owner_of(game, pos, cell):
+    owner = game.owner(pos, cell)
+    return SIDES[owner - 1] if owner else None
 
 
 def areas_of(game):

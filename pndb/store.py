@@ -10,7 +10,7 @@ One environment (a directory) per game. Named sub-databases:
 - ``certs``: dupsort, key -> certificates (kind byte, payload) that decide a position.
 - ``graphs``: only in a graph-keyed database (meta ``keys`` is ``"graph"``, `pndb solve
   --graph-keys`): node key -> the canonical board key of the node's representative position and
-  its full graph key (pndb.games.graphkey). The DAG's nodes and links are keyed by node keys
+  its full graph key (pndb.games.placement.graphkey). The DAG's nodes and links are keyed by node keys
   there; proof records and the certificates the inner search found stay keyed by board keys.
 
 All writes of a checkpoint go into one write transaction (:meth:`Store.commit`); a kill at any
@@ -180,7 +180,7 @@ class Store:
             self.open_graphs(create)
 
     def open_graphs(self, create):
-        """Open the graph-key table (pndb.games.graphkey), creating it when ``create``."""
+        """Open the graph-key table (pndb.games.placement.graphkey), creating it when ``create``."""
         try:
             self.graphs = self.env.open_db(b"graphs", create=create)
         except lmdb.NotFoundError:
@@ -430,7 +430,7 @@ class ReadView:
         self.game = game
         self.txn = store.env.begin()
         if game is not None and store.graph_keyed:
-            from pndb.games.graphkey import GraphKeyedGame
+            from pndb.games.placement.graphkey import GraphKeyedGame
 
             self.game = game if isinstance(game, GraphKeyedGame) else GraphKeyedGame(game, self)
 
@@ -490,7 +490,7 @@ class ReadView:
 
     def graph(self, key):
         """The graphkey.GraphEntry of a node key, or None."""
-        from pndb.games.graphkey import GraphEntry
+        from pndb.games.placement.graphkey import GraphEntry
 
         raw = self.txn.get(key, db=self.store.graphs) if self.store.graphs is not None else None
         if raw is None:

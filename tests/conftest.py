@@ -46,7 +46,7 @@ def canonical_with_symmetry(game, a, b):
     maps (a, b) onto it."""
     import numpy as np
 
-    from pndb.games import kernels
+    from pndb.games.placement import kernels
 
     ka, kb, s = kernels.canonical(np.uint64(a), np.uint64(b), game.tables.sym_bytes)
     return int(ka), int(kb), int(s)

@@ -21,7 +21,7 @@ import zstandard
 from conftest import canonical, cli, minimax, ref, stones
 
 from pndb.games import load_game
-from pndb.games.notation import cell_name, play_moves
+from pndb.games.placement.notation import cell_name, play_moves
 
 ROOT = Path(__file__).resolve().parent.parent
 MAGIC = b"PNBOOK\x00\x01"

@@ -1,4 +1,4 @@
-"""Allis' Connect Four rules (pndb.games.connect4_rules) against the reference minimax.
+"""Allis' Connect Four rules (pndb.games.connect4.definitions) against the reference minimax.
 
 A rules verdict is a claim about the game value; the reference model (tests/reference.py) has
 its own rules and minimax, so every verdict is checked against a value computed without pndb.
@@ -16,8 +16,9 @@ import pytest
 import reference as R
 from conftest import cli, ref
 
-from pndb.games import connect4_rules as cr
-from pndb.games.connect4_rules import Certificate, Instance, Rule
+from pndb.games.connect4 import certificate, compiled
+from pndb.games.connect4 import definitions as cr
+from pndb.games.connect4.definitions import Certificate, Instance, Rule
 from pndb.games import load_game
 
 BASIC = frozenset({Rule.CLAIMEVEN, Rule.BASEINVERSE, Rule.VERTICAL})
@@ -39,9 +40,9 @@ def check_verdict(game, a, b, verdict):
     checker."""
     rg = ref(game.spec)
     assert agrees(verdict.value, R.minimax(rg, a, b)), (game.spec, a, b, verdict)
-    cert = cr.decode_certificate(cr.encode_certificate(verdict))
+    cert = certificate.decode_certificate(certificate.encode_certificate(verdict))
     assert cert == verdict.certificate
-    assert cr.check_certificate(game, a, b, cert) == verdict.value
+    assert certificate.check_certificate(game, a, b, cert) == verdict.value
     mine = R.cells_of(a if cert.controller == 1 else b)
     mine |= dead_cells(game.width, cert.threat)
     problems = {tuple(sorted(p)) for p in rg.patterns if not p & mine}
@@ -50,8 +51,8 @@ def check_verdict(game, a, b, verdict):
 
 def checks_in_bytes(game, a, b, verdict):
     """The certificate survives bytes and the checker, which finds the verdict's value."""
-    cert = cr.decode_certificate(cr.encode_certificate(verdict))
-    return cert == verdict.certificate and cr.check_certificate(game, a, b, cert) == verdict.value
+    cert = certificate.decode_certificate(certificate.encode_certificate(verdict))
+    return cert == verdict.certificate and certificate.check_certificate(game, a, b, cert) == verdict.value
 
 
 def dead_cells(w, threat):
@@ -110,8 +111,8 @@ def test_every_position_of_4x4():
     rg = ref(game.spec)
     decided, new = 0, Counter()
     for a, b in R.enumerate_positions(rg):
-        verdict = cr.evaluate(game, a, b)
-        old = cr.evaluate(game, a, b, OLD_RULES, combinations=False)
+        verdict = compiled.evaluate(game, a, b)
+        old = compiled.evaluate(game, a, b, OLD_RULES, combinations=False)
         assert old.value is None or verdict.value is not None
         if verdict.value is not None:
             decided += 1
@@ -136,7 +137,7 @@ def test_random_positions_of_small_boards(spec):
     game = load_game(spec)
     decided = 0
     for a, b in random_positions(spec, 400, seed=5, min_stones=8):
-        verdict = cr.evaluate(game, a, b)
+        verdict = compiled.evaluate(game, a, b)
         if verdict.value is not None:
             decided += 1
             check_verdict(game, a, b, verdict)
@@ -158,7 +159,7 @@ def test_random_endgames(spec, max_empty, count):
     game = load_game(spec)
     decided = {}
     for a, b in random_positions(spec, count, seed=7, max_empty=max_empty):
-        verdict = cr.evaluate(game, a, b)
+        verdict = compiled.evaluate(game, a, b)
         if verdict.value is not None:
             decided[verdict.value] = decided.get(verdict.value, 0) + 1
             check_verdict(game, a, b, verdict)
@@ -173,7 +174,7 @@ def test_other_chosen_sets(spec):
     rng = random.Random(17)
     for a, b in random_positions(spec, 300, seed=19, max_empty=14):
         for _ in range(3):
-            verdict = cr.evaluate(game, a, b, rng=rng)
+            verdict = compiled.evaluate(game, a, b, rng=rng)
             if verdict.value is not None:
                 check_verdict(game, a, b, verdict)
 
@@ -185,11 +186,11 @@ def test_each_rule_with_the_basic_ones(rule):
     game = load_game("connect4:4x4")
     needed = 0
     for a, b in random_positions(game.spec, 1500, seed=11):
-        verdict = cr.evaluate(game, a, b, BASIC | {rule})
+        verdict = compiled.evaluate(game, a, b, BASIC | {rule})
         if verdict.value is None:
             continue
         check_verdict(game, a, b, verdict)
-        if cr.evaluate(game, a, b, BASIC).value is None:
+        if compiled.evaluate(game, a, b, BASIC).value is None:
             assert rule in {i.rule for i in verdict.certificate.instances}
             needed += 1
     assert needed > 0
@@ -200,7 +201,7 @@ def test_each_basic_rule_alone(rule):
     game = load_game("connect4:4x4")
     decided = 0
     for a, b in random_positions(game.spec, 1500, seed=13):
-        verdict = cr.evaluate(game, a, b, {rule})
+        verdict = compiled.evaluate(game, a, b, {rule})
         if verdict.value is not None:
             assert {i.rule for i in verdict.certificate.instances} <= {rule}
             check_verdict(game, a, b, verdict)
@@ -227,7 +228,7 @@ def test_aftereven_examples(moves):
     b2-e2 and c2-f2 and Claimevens elsewhere) checks, and fails without the Afterevens."""
     game = load_game("connect4:7x6")
     a, b = board(moves)
-    verdict = cr.evaluate(game, a, b)
+    verdict = compiled.evaluate(game, a, b)
     assert verdict.value == cr.SECOND_WINS
     assert verdict.certificate.threat in board_cells("b2 b6 f2 f6")
     groups = ("b2 c2 d2 e2", "c2 d2 e2 f2")
@@ -239,9 +240,9 @@ def test_aftereven_examples(moves):
             if not (a | b) >> lower & 1 and not (col in "bf" and row == 2):  # b1-b2, f1-f2: Afterevens
                 claimevens.append(Instance(Rule.CLAIMEVEN, (lower, upper)))
     allis = Certificate(2, cr.NO_THREAT, afterevens + tuple(claimevens))
-    assert cr.check_certificate(game, a, b, allis) == cr.FIRST_WONT_WIN
-    with pytest.raises(cr.CertificateError):
-        cr.check_certificate(game, a, b, allis._replace(instances=tuple(claimevens)))
+    assert certificate.check_certificate(game, a, b, allis) == cr.FIRST_WONT_WIN
+    with pytest.raises(certificate.CertificateError):
+        certificate.check_certificate(game, a, b, allis._replace(instances=tuple(claimevens)))
 
 
 def board_cells(names, width=7, height=6):
@@ -253,15 +254,15 @@ def test_claimeven_example():
     only) draws."""
     game = load_game("connect4:7x6")
     a, b = board("c1 d1 d2 d3 d4 d5 d6 c2")
-    verdict = cr.evaluate(game, a, b, {Rule.CLAIMEVEN})
+    verdict = compiled.evaluate(game, a, b, {Rule.CLAIMEVEN})
     assert verdict.value == cr.FIRST_WONT_WIN
 
 
 def test_before_example():
     """Section 10.1: on the empty 6 x 6 board Black's set needs Befores."""
     game = load_game("connect4:6x6")
-    assert cr.evaluate(game, 0, 0, BASIC | {Rule.AFTEREVEN}).value is None
-    verdict = cr.evaluate(game, 0, 0, BASIC | {Rule.BEFORE})
+    assert compiled.evaluate(game, 0, 0, BASIC | {Rule.AFTEREVEN}).value is None
+    verdict = compiled.evaluate(game, 0, 0, BASIC | {Rule.BEFORE})
     assert verdict.value == cr.FIRST_WONT_WIN
     assert Rule.BEFORE in {i.rule for i in verdict.certificate.instances}
 
@@ -271,10 +272,10 @@ def test_odd_threat_example():
     enough to win the game"; without the win condition the rules say nothing (Black to move)."""
     game = load_game("connect4:7x6")
     a, b = board("d1 d2 c1 e1 d3 c2 c3 e2 a1 b1 b2 d4 b3 e3 e4")
-    verdict = cr.evaluate(game, a, b)
+    verdict = compiled.evaluate(game, a, b)
     assert verdict.value == cr.FIRST_WINS
     assert verdict.certificate.threat == board_cells("a3")[0]
-    assert cr.check_certificate(game, a, b, verdict.certificate) == cr.FIRST_WINS
+    assert certificate.check_certificate(game, a, b, verdict.certificate) == cr.FIRST_WINS
 
 
 # Diagram 6.10 (section 6.9), as far as the text gives it: White to move; Black's group d2-g2
@@ -291,17 +292,17 @@ def test_specialbefore_example():
     Before in its place (the Vertical e2-e3) does not hold with the rest."""
     game = load_game("connect4:7x6")
     a, b = board(SPECIALBEFORE_6_10)
-    verdict = cr.evaluate(game, a, b)
+    verdict = compiled.evaluate(game, a, b)
     assert verdict.value == cr.SECOND_WINS
     assert checks_in_bytes(game, a, b, verdict)  # no minimax here: 7 x 6 is too big for it
     d2, e2, f2, g2, d3, f1, g1, e3 = board_cells("d2 e2 f2 g2 d3 f1 g1 e3")
     special = Instance(Rule.SPECIALBEFORE, (d2, e2, f2, g2, e2, d3, f1, f2, g1, g2))
     assert special in verdict.certificate.instances
-    assert cr.evaluate(game, a, b, OLD_RULES, combinations=False) == cr.NO_VERDICT
+    assert compiled.evaluate(game, a, b, OLD_RULES, combinations=False) == cr.NO_VERDICT
     before = Instance(Rule.BEFORE, (d2, e2, f2, g2, e2, e3, f1, f2, g1, g2))
     others = tuple(i for i in verdict.certificate.instances if i != special)
-    with pytest.raises(cr.CertificateError):
-        cr.check_certificate(game, a, b, verdict.certificate._replace(instances=others + (before,)))
+    with pytest.raises(certificate.CertificateError):
+        certificate.check_certificate(game, a, b, verdict.certificate._replace(instances=others + (before,)))
     for wrong in (
         (d2, e2, f2, g2, e2, f1, g1, g2),  # x in the column of an empty square of the group
         (d2, e2, f2, g2, f2, d3, e2, e3, g1, g2),  # s0 not directly playable
@@ -309,8 +310,8 @@ def test_specialbefore_example():
         (d2, e2, f2, g2, e2, d3, g1, g2, f1, f2),  # the other pairs out of order
     ):
         x = Instance(Rule.SPECIALBEFORE, wrong)
-        with pytest.raises(cr.CertificateError):
-            cr.check_certificate(game, a, b, verdict.certificate._replace(instances=others + (x,)))
+        with pytest.raises(certificate.CertificateError):
+            certificate.check_certificate(game, a, b, verdict.certificate._replace(instances=others + (x,)))
 
 
 # Section 8.3, variant 1 (diagram 8.4 after White's answer g2): White's half-filled groups d1-g4
@@ -326,19 +327,20 @@ def test_threat_combination_example():
     restricted combination does not apply, and a certificate claiming it is rejected."""
     game = load_game("connect4:7x6")
     a, b = board(COMBINATION_8_4)
-    verdict = cr.evaluate(game, a, b)
+    verdict = compiled.evaluate(game, a, b)
     f3, g3, g2, f1, g4, f2 = board_cells("f3 g3 g2 f1 g4 f2")
     assert verdict.value == cr.FIRST_WINS and verdict.certificate.threat == (f3, g3)
     assert checks_in_bytes(game, a, b, verdict)  # no minimax here: 7 x 6 is too big for it
-    assert cr.evaluate(game, a, b, OLD_RULES, combinations=False) == cr.NO_VERDICT
-    assert cr.evaluate(game, a, b, combinations=False) == cr.NO_VERDICT
+    assert compiled.evaluate(game, a, b, OLD_RULES, combinations=False) == cr.NO_VERDICT
+    assert compiled.evaluate(game, a, b, combinations=False) == cr.NO_VERDICT
     for wrong in ((g3, f3), (f3, g4), (f2, g3)):
-        with pytest.raises(cr.CertificateError):
-            cr.check_certificate(game, a, b, verdict.certificate._replace(threat=cr.Combination(*wrong)))
+        with pytest.raises(certificate.CertificateError):
+            wrong_threat = verdict.certificate._replace(threat=cr.Combination(*wrong))
+            certificate.check_certificate(game, a, b, wrong_threat)
     a83, b83 = a & ~(1 << g2), b & ~(1 << f1)  # diagram 8.3: g3 is not directly playable
     assert cr.Combination(f3, g3) not in cr.combinations(cr.board_of(game, a83, b83), a83, 1)
-    with pytest.raises(cr.CertificateError):
-        cr.check_certificate(game, a83, b83, verdict.certificate)
+    with pytest.raises(certificate.CertificateError):
+        certificate.check_certificate(game, a83, b83, verdict.certificate)
 
 
 @pytest.mark.parametrize("moves", ["", "d1 d2 c1 e1 d3 c2 c3 e2"])
@@ -346,31 +348,31 @@ def test_white_wins_examples(moves):
     """The empty 7 x 6 board and diagram 3.11 are White wins (chapter 13, section 3.4): no
     verdict may claim otherwise."""
     a, b = board(moves)
-    assert cr.evaluate(load_game("connect4:7x6"), a, b) == cr.NO_VERDICT
+    assert compiled.evaluate(load_game("connect4:7x6"), a, b) == cr.NO_VERDICT
 
 
 def test_no_controller():
     """An odd number of empty squares, or a finished game: the rules say nothing."""
     game = load_game("connect4:4x4")
     a, b = board("a1", 4, 4)
-    assert cr.evaluate(game, a, b) == cr.NO_VERDICT
+    assert compiled.evaluate(game, a, b) == cr.NO_VERDICT
     a, b = board("a1 b1 a2 b2 c1 b3 a3 b4", 4, 4)  # the second player won in column b
-    assert cr.evaluate(game, a, b) == cr.NO_VERDICT
+    assert compiled.evaluate(game, a, b) == cr.NO_VERDICT
 
 
 def test_search_budget():
     """Out of search nodes, the rules say nothing (rather than something unproven)."""
     game = load_game("connect4:4x4")
-    assert cr.evaluate(game, 0, 0, max_nodes=0) == cr.NO_VERDICT
-    assert cr.evaluate(game, 0, 0, max_nodes=100).value == cr.FIRST_WONT_WIN
+    assert compiled.evaluate(game, 0, 0, max_nodes=0) == cr.NO_VERDICT
+    assert compiled.evaluate(game, 0, 0, max_nodes=100).value == cr.FIRST_WONT_WIN
 
 
 def test_documented_certificate():
     """The example payload of docs/book-format.md is valid on the empty 4 x 4 board."""
     payload = bytes.fromhex("02 ff 05 01 02 04 00 01 02 07 03 01 02 0c 08 02 02 0d 0e 05 04 09 05 0a 06")
     game = load_game("connect4:4x4")
-    cert = cr.decode_certificate(payload)
-    assert cr.check_certificate(game, 0, 0, cert) == cr.FIRST_WONT_WIN
+    cert = certificate.decode_certificate(payload)
+    assert certificate.check_certificate(game, 0, 0, cert) == cr.FIRST_WONT_WIN
     assert R.minimax(ref(game.spec), 0, 0) <= 0
 
 
@@ -380,10 +382,10 @@ def test_tampered_certificates_are_rejected():
     game = load_game("connect4:6x4")
     checked = 0
     for a, b in random_positions(game.spec, 60, seed=3):
-        verdict = cr.evaluate(game, a, b)
+        verdict = compiled.evaluate(game, a, b)
         if verdict.value is None or not verdict.certificate.instances:
             continue
-        payload = cr.encode_certificate(verdict)
+        payload = certificate.encode_certificate(verdict)
         cert = verdict.certificate
         for k in range(len(cert.instances)):
             if not verdict.solved[k]:
@@ -392,33 +394,34 @@ def test_tampered_certificates_are_rejected():
             others = {g for j, gs in enumerate(verdict.solved) if j != k for g in gs}
             if set(verdict.solved[k]) <= others:
                 continue  # that instance was not needed
-            with pytest.raises(cr.CertificateError):
-                cr.check_certificate(game, a, b, cert._replace(instances=rest))
+            with pytest.raises(certificate.CertificateError):
+                certificate.check_certificate(game, a, b, cert._replace(instances=rest))
             checked += 1
         first = cert.instances[0]
         dup = cert._replace(instances=cert.instances + (first,))
         if first.rule not in (Rule.AFTEREVEN, Rule.BEFORE):
-            with pytest.raises(cr.CertificateError):
-                cr.check_certificate(game, a, b, dup)
+            with pytest.raises(certificate.CertificateError):
+                certificate.check_certificate(game, a, b, dup)
         moved = first._replace(cells=tuple((c + 1) % 24 for c in first.cells))
         try:
-            value = cr.check_certificate(game, a, b, cert._replace(instances=(moved,) + cert.instances[1:]))
-        except cr.CertificateError:
+            moved_cert = cert._replace(instances=(moved,) + cert.instances[1:])
+            value = certificate.check_certificate(game, a, b, moved_cert)
+        except certificate.CertificateError:
             pass
         else:  # a moved instance that is still valid must still prove only the truth
             assert agrees(value, R.minimax(ref(game.spec), a, b))
-        with pytest.raises(cr.CertificateError):
-            cr.check_certificate(game, a, b, cert._replace(controller=3 - cert.controller))
+        with pytest.raises(certificate.CertificateError):
+            certificate.check_certificate(game, a, b, cert._replace(controller=3 - cert.controller))
         other = first.cells[0] if cert.threat == cr.NO_THREAT else cr.NO_THREAT
-        with pytest.raises(cr.CertificateError):  # a win condition is no won't-win, and back
-            cr.check_certificate(game, a, b, cert._replace(threat=other))
+        with pytest.raises(certificate.CertificateError):  # a win condition is no won't-win, and back
+            certificate.check_certificate(game, a, b, cert._replace(threat=other))
     assert checked > 10
     for bad in (payload[:-1], payload + b"\0", b"\x03" + payload[1:], payload[:2] + b"\x09" + payload[3:]):
-        with pytest.raises(cr.CertificateError):
-            cr.decode_certificate(bad)
+        with pytest.raises(certificate.CertificateError):
+            certificate.decode_certificate(bad)
     for bad in (b"\x01\xfe", b"\x01\xfe\x00\x01", b"\x01\xfe\x00\x01\x01"):  # a combination, cut short
-        with pytest.raises(cr.CertificateError):
-            cr.decode_certificate(bad)
+        with pytest.raises(certificate.CertificateError):
+            certificate.decode_certificate(bad)
 
 
 @pytest.mark.parametrize(
@@ -438,22 +441,22 @@ def test_compiled_equals_python(spec, count):
         nodes = (20000, 30, 3)[k % 3]
         seed = rng.random() if k % 2 else None
         order = (lambda: random.Random(seed)) if seed is not None else (lambda: None)
-        fast = cr.evaluate(game, a, b, rules, order(), nodes)
-        slow = cr.evaluate(game, a, b, rules, order(), nodes, compiled=False)
+        fast = compiled.evaluate(game, a, b, rules, order(), nodes)
+        slow = compiled.evaluate(game, a, b, rules, order(), nodes, compiled=False)
         assert fast == slow, (spec, a, b, rules, nodes)
         if fast.value is not None:
             decided += 1
-            assert cr.check_certificate(game, a, b, fast.certificate) == fast.value
+            assert certificate.check_certificate(game, a, b, fast.certificate) == fast.value
         if rules == cr.ALL_RULES and seed is None:  # what the inner search asks: its payload too
             claims = {None: (0, 0), cr.FIRST_WINS: (1, 1), cr.SECOND_WINS: (-1, -1)}
             claims |= {cr.FIRST_WONT_WIN: (-1, 0), cr.SECOND_WONT_WIN: (0, 1)}
             w, h = game.tables.columns.shape
             lines = cr.lines_of(game)
             for q in (0, 1):  # a question the verdict does not answer: no verdict, no payload
-                out = np.zeros(cr.payload_bound(len(lines)), np.uint8)
-                found, size = cr.nb_decides(w, h, lines, np.uint64(a), np.uint64(b), nodes, q, out)
+                out = np.zeros(compiled.payload_bound(len(lines)), np.uint8)
+                found, size = compiled.nb_decides(w, h, lines, np.uint64(a), np.uint64(b), nodes, q, out)
                 assert found == claims[fast.value][q], (spec, a, b, q)
-                payload = cr.encode_certificate(fast) if found != 0 else b""
+                payload = certificate.encode_certificate(fast) if found != 0 else b""
                 assert out[:size].tobytes() == payload, (spec, a, b, q)
     assert decided >= 3
 
@@ -482,7 +485,7 @@ def test_unsolved_problems_found_without_instances(spec, count):
             for x in cr.instances(bd, opponent):
                 solved |= x.solved(through) if cr._useful(x, through) else 0
             unsolved = np.zeros(len(problems), np.bool_)
-            count = cr._nb_unsolved(
+            count = compiled._nb_unsolved(
                 w, h, np.uint64(bd.region), np.uint64(bd.occupied), np.uint64(opponent),
                 np.array(bd.top, np.int64), lines, np.array(problems, np.uint64), unsolved,
             )  # fmt: skip

@@ -15,8 +15,8 @@ import reference as R
 from conftest import canonical, canonical_with_symmetry, ref
 
 from pndb.games import GameError, MoveError, load_game
-from pndb.games import kernels as K
-from pndb.games.notation import cell_name, format_moves, parse_move, play_moves, render
+from pndb.games.placement import kernels as K
+from pndb.games.placement.notation import cell_name, format_moves, parse_move, play_moves, render
 
 SPECS = [
     "tictactoe",
@@ -177,7 +177,7 @@ def test_symmetry_group(spec):
         for q in g.symmetries:
             assert tuple(p[q[i]] for i in range(n)) in group
     # the step tables' inverses undo each symmetry, cell by cell
-    from pndb.games.kernels import step_tables
+    from pndb.games.placement.kernels import step_tables
 
     images = g.tables.cell_images
     inverse = step_tables(g.tables).inverse

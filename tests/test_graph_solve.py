@@ -19,12 +19,12 @@ from conftest import REF_NAME, cli, minimax
 
 from pndb import api
 from pndb.games import load_game
-from pndb.games.spec import Position
+from pndb.games.placement.game import Position
 
 pytest.importorskip("pynauty")
 
-from pndb.games import graphkey  # noqa: E402
-from pndb.games.graphkey import GraphKeyCollision, GraphKeyedGame, graph_key  # noqa: E402
+from pndb.games.placement import graphkey  # noqa: E402
+from pndb.games.placement.graphkey import GraphKeyCollision, GraphKeyedGame, graph_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

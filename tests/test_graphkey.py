@@ -1,4 +1,4 @@
-"""Graph keys (pndb.games.graphkey) against the plain reference model.
+"""Graph keys (pndb.games.placement.graphkey) against the plain reference model.
 
 - Positions that share a graph key have the same minimax value (reference model): on every
   ongoing position of tic-tac-toe, and on every position below a few random positions of the
@@ -17,11 +17,11 @@ import reference as R
 from conftest import ref
 
 from pndb.games import load_game
-from pndb.games.spec import Position
+from pndb.games.placement.game import Position
 
 pynauty = pytest.importorskip("pynauty")
 
-from pndb.games.graphkey import coloured_graph, graph_key  # noqa: E402
+from pndb.games.placement.graphkey import coloured_graph, graph_key  # noqa: E402
 
 # spec -> (random roots, stones at each root): subtrees that plain minimax solves in seconds
 SUBTREES = {

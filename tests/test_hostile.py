@@ -24,10 +24,11 @@ from conftest import assert_user_error, cli, ref
 from pndb_tools import verify
 
 from pndb.book import BookError, read_book
-from pndb.games import kernels as K
+from pndb.games.placement import kernels as K
 from pndb.games import load_game
-from pndb.games.notation import play_moves, shown
-from pndb.games.spec import MAX_PATTERNS, MAX_SYMMETRIES, minimal_patterns
+from pndb.games.errors import shown
+from pndb.games.placement.notation import play_moves
+from pndb.games.placement.rules import MAX_PATTERNS, MAX_SYMMETRIES, minimal_patterns
 
 MAGIC = {1: b"PNBOOK\x00\x01", 2: b"PNBOOK\x00\x02"}
 RECORD = struct.Struct(">QQBB")

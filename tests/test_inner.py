@@ -29,10 +29,10 @@ from conftest import stones
 
 from pndb import values
 from pndb.contracts import CERTIFIED, LeafJob
-from pndb.games import kernels as K
+from pndb.games.placement import kernels as K
 from pndb.games import load_game
-from pndb.games.notation import format_moves
-from pndb.games.spec import Position
+from pndb.games.placement.notation import format_moves
+from pndb.games.placement.game import Position
 from pndb.inner import INF, InnerJob, InnerSolver
 from pndb.inner.knowledge import KNOWLEDGE_RARE, KNOWLEDGE_TRIAL
 from pndb.search import SCHEMES

@@ -74,7 +74,7 @@ def test_interpreted_popcount_counts_as_compiled():
     with the kernel's own arithmetic: both as a count of the binary digits says."""
     import numpy as np
 
-    from pndb.games import kernels as K
+    from pndb.games.placement import kernels as K
 
     rng = np.random.default_rng(5)
     values = [0, 1, 2**63, 2**64 - 1] + rng.integers(0, 2**64, 2000, dtype=np.uint64, endpoint=False).tolist()
@@ -104,7 +104,7 @@ def test_show_does_not_load_numba():
 
 def test_tests_run_compiled_kernels():
     """conftest has loaded numba, so the tests' own compiled functions may call pndb's kernels."""
-    from pndb.games import kernels as K
+    from pndb.games.placement import kernels as K
     from pndb.jit import Kernel
 
     load_game("qango6")
@@ -179,7 +179,7 @@ def test_kernels_are_cached_by_the_digest_of_all_sources(tmp_path):
         return python_run("from pndb import jit; print(jit.cache_dir())", env, tmp_path).stdout.strip()
 
     assert keyed() == here
-    patterns = copy / "games" / "patterns.py"
+    patterns = copy / "games" / "placement" / "patterns.py"
     patterns.write_text(patterns.read_text() + "\n# changed\n")
     changed = keyed()
     assert changed != here and Path(changed).parent == Path(here).parent

@@ -10,7 +10,7 @@ import reference as R
 from conftest import REF_NAME, cli, minimax, not_progress, ok, ref
 
 from pndb.games import load_game
-from pndb.games.spec import Position
+from pndb.games.placement.game import Position
 
 
 

@@ -1,4 +1,4 @@
-"""Win-pattern knowledge (pndb.games.patterns) against the reference model of tests/reference.py.
+"""Win-pattern knowledge (pndb.games.placement.patterns) against the reference model of tests/reference.py.
 
 Every value a decision is checked against comes from minimax over the reference rules: the
 rules (patterns, cap, gravity) are the reference model's, and a small exhaustive solver below
@@ -18,7 +18,7 @@ import reference as R
 from conftest import ref
 
 from pndb.games import load_game
-from pndb.games import patterns as P
+from pndb.games.placement import patterns as P
 
 UNKNOWN = 2  # a value slot not (yet) solved; values are +1 / 0 / -1 for the first player
 
@@ -296,7 +296,7 @@ def best_over(moves, a, b, code, free, jof, pow3, values, first):
 
 @nb.njit(cache=False)  # compiled afresh: a cache would keep stale copies of pndb code
 def check_subgame(sub, rules, t, budget, perms, sequence_work, counts, bad):
-    """Every decision of pndb.games.patterns (``t``: the game's tables; ``budget``: the pairing
+    """Every decision of pndb.games.placement.patterns (``t``: the game's tables; ``budget``: the pairing
     search's) at every valued position of the Subgame ``sub``, against its values; only at those
     that are the least of their images under ``perms`` (least_image) when it has any. Counts into
     ``counts`` (its slots: SLOT), the last wrong position into ``bad``."""

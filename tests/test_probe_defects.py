@@ -130,7 +130,7 @@ def test_unwritable_kernel_cache_warns_once_and_writes_nothing_beside_the_source
     blocker.write_text("a file where the cache directory would go")
     code = (
         "import numpy as np\n"
-        "from pndb.games import kernels as K\n"
+        "from pndb.games.placement import kernels as K\n"
         "print(int(K.first_to_move(np.uint64(1), np.uint64(0))), int(K.lowest_cell(np.uint64(8))))\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(blocker / "cache"), "PYTHONPATH": str(tmp_path / "src")}

@@ -1,4 +1,4 @@
-"""Threat sequences (pndb.games.patterns.threat_sequence) against the reference model.
+"""Threat sequences (pndb.games.placement.patterns.threat_sequence) against the reference model.
 
 Every win the kernel claims is checked with tests/reference.py's rules alone: on every
 position of small boards and on random positions by minimax (the first move must win for the
@@ -19,8 +19,8 @@ from conftest import ref
 from pndb import inner
 from pndb.inner.table import KEY_A, KEY_B, META, NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE
 from pndb.games import load_game
-from pndb.games import kernels as K
-from pndb.games import patterns as P
+from pndb.games.placement import kernels as K
+from pndb.games.placement import patterns as P
 
 DEPTH = 5  # attacker moves: deeper than the search's default, to reach more claims
 

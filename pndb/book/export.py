@@ -3,7 +3,7 @@
 from pndb import __version__
 from pndb.book.format import FORMAT_VERSION, RECORD, output_target, write_book
 from pndb.book.walk import STRATEGIES, ExportError, GraphSources, StrategyWalker
-from pndb.games import Position, shown
+from pndb.games import family_of, shown
 from pndb.progress import Counter
 
 
@@ -25,7 +25,7 @@ def export_book(store, game, out_path, partial=False, progress=None):
         counter = Counter(progress, "walking the strategies")
         if store.graph_keyed:
             walker = StrategyWalker(view, counter=counter, graph=GraphSources(view))
-            root = view.game.game.key(Position(start["first"], start["second"]))
+            root = view.game.game.key(family_of(game).codec.position(start))
         else:
             walker = StrategyWalker(view, counter=counter)
             root = bytes.fromhex(root_hex)

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import zstandard
 
-from pndb.games import GameError, Position, game_from_rules, shown
-from pndb.games.spec import is_int
+from pndb.games import GameError, family_of, game_from_rules, shown
+from pndb.games.placement.game import is_int
 from pndb.values import NO_MOVE, Certificate, Status, Value
 
 MAGIC = b"PNBOOK\x00\x01"
@@ -186,13 +186,11 @@ class Book:
 def position_text(game, pos):
     """A position as a user can find it: where each player's stones are (grid coordinates, also
     with gravity, where a column digit would not say which cell)."""
-    if not pos.first | pos.second:
+    held = [[grid_name(game, c) for c in game.cells if game.owner(pos, c) == player] for player in (1, 2)]
+    if not any(held):
         return "the empty board"
-
-    def names(x):
-        return " ".join(grid_name(game, c) for c in range(64) if x >> c & 1) or "no cell"
-
-    return f"the position with X on {names(pos.first)} and O on {names(pos.second)}"
+    first, second = (" ".join(names) or "no cell" for names in held)
+    return f"the position with X on {first} and O on {second}"
 
 
 def grid_name(game, cell):
@@ -360,18 +358,22 @@ def check_header(header, version):
 
 
 def check_start(start, game):
-    """The start position: its cells, played from the empty board, give its two bitboards."""
+    """The start position: its cells, played from the empty board, give its stones."""
     if not isinstance(start, dict) or not isinstance(start.get("moves"), str):
         raise BookError("the book header's start is not a position")
-    cells, first, second = start.get("cells"), start.get("first"), start.get("second")
+    cells = start.get("cells")
     if not (isinstance(cells, list) and len(cells) <= game.ncells and all(is_int(c) for c in cells)):
         raise BookError("the book header's start cells are not a list of cells")
-    pos = Position(0, 0)
+    pos = game.parse_moves("")[0]  # the empty board
     for cell in cells:
         if game.status(pos) != Status.ONGOING or cell not in game.legal_moves(pos):
             raise BookError(f"the book's start cells are not a game: cell {shown(cell)} cannot be played")
         pos = game.play(pos, cell)
-    if (first, second) != tuple(pos) or not (is_int(first) and is_int(second)):
+    try:
+        stored = family_of(game).codec.position(start)
+    except GameError:
+        stored = None
+    if stored != pos:
         raise BookError("the book header's start stones are not those of its start cells")
 
 
@@ -449,7 +451,7 @@ def certificate_problem(game, a, b, kind, payload, value):
     record has the value ``value``, or None. Whether it proves anything is the verifier's
     business."""
     if kind == CONNECT4_RULES:
-        from pndb.games import connect4_rules as C
+        from pndb.games.connect4 import certificate as C
 
         try:
             C.decode_certificate(payload)

@@ -13,8 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pndb.book.format import CODE_VALUES, INTERVAL_CODES, VALUE_CODES
-from pndb.games import Position
-from pndb.games.spec import Children, keys_from_arrays
+from pndb.games.placement.game import Children, keys_from_arrays
 from pndb.values import (
     GAME_OVER,
     NO_MOVE,
@@ -237,7 +236,7 @@ class Source(NamedTuple):
     the store, and the isomorphism of their remaining games (book cell -> stored cell)."""
 
     key: bytes  # its key in the store: a canonical board key, or the node key of a representative
-    pos: Position  # canonical
+    pos: object  # the game's position, canonical
     cells: dict
 
 
@@ -262,7 +261,7 @@ class GraphSources:
 
     def sources(self, pos, inherited):
         """The Sources of the canonical book position ``pos``, and its node (or None)."""
-        from pndb.games.graphkey import cell_map
+        from pndb.games.placement.graphkey import cell_map
 
         game = self.game
         key = game.key(pos)

@@ -94,9 +94,9 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from pndb.games import kernels as K
-from pndb.games import connect4_rules as C
-from pndb.games import patterns as P
+from pndb.games.placement import kernels as K
+from pndb.games.connect4 import compiled as C
+from pndb.games.placement import patterns as P
 from pndb.inner.knowledge import knowledge_asked, knowledge_decides
 from pndb.inner.table import (
     EMPTY, INF, KNOWLEDGE_DECIDED, META, NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE, SEEN_ENTRIES, find,

@@ -20,9 +20,9 @@ extraction still reads every reply of the defending side.
 import numba as nb
 import numpy as np
 
-from pndb.games import kernels as K
-from pndb.games import connect4_rules as C
-from pndb.games import patterns as P
+from pndb.games.placement import kernels as K
+from pndb.games.connect4 import compiled as C
+from pndb.games.placement import patterns as P
 from pndb.values import PAIRING
 from pndb.inner.table import META, NO_VERDICT, find
 
@@ -69,7 +69,7 @@ def knowledge_decides(a, b, q, t, rules, pair_budget, recs, cert, tries, pairs, 
     the tuples: see knowledge_asked).
     Without gravity a pairing: for q0 one of the second player (the first never completes a
     pattern: disproven), for q1 one of the first player (the second never does: proven). In
-    Connect Four Allis' rules (pndb.games.connect4_rules): ``rules``, their lines (t.rules_lines)
+    Connect Four Allis' rules (pndb.games.connect4): ``rules``, their lines (t.rules_lines)
     with gravity, None without (see search_frames). ``pair_budget``: the nodes of a
     pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
 

@@ -8,8 +8,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from pndb.games import kernels as K
-from pndb.games import patterns as P
+from pndb.games.placement import kernels as K
+from pndb.games.placement import patterns as P
 from pndb.contracts import CERTIFIED
 from pndb.inner.frames import MAX_DEPTH, solve_one
 from pndb.inner.knowledge import knowledge_asked, knowledge_decides

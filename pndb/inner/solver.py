@@ -9,12 +9,12 @@ import numba as nb
 import numpy as np
 
 from pndb import jit
-from pndb.games import kernels as K
-from pndb.games import patterns as P
+from pndb.games.placement import kernels as K
+from pndb.games.placement import patterns as P
 from pndb import values
 from pndb.contracts import CERTIFIED, EPS, LeafProofs, LeafResult
 from pndb.defaults import INNER_ENTRY_BYTES as ENTRY_BYTES
-from pndb.games.spec import arrays_from_keys, keys_from_arrays
+from pndb.games.placement.game import arrays_from_keys, keys_from_arrays
 from pndb.values import Certificate
 from pndb.inner.frames import new_stack, solve_one
 from pndb.inner.knowledge import KNOWLEDGE_RARE, KNOWLEDGE_TRIAL
@@ -174,7 +174,7 @@ class InnerSolver:
         # the family's knowledge, compiled for it alone (search_frames): Allis' rules with gravity
         self.rules = game.tables.rules_lines if game.gravity else None
         self.threat_depth = P.default_threat_depth() if threat_depth is None else int(threat_depth)
-        # pairing strategies decide positions of games without gravity (pndb.games.patterns),
+        # pairing strategies decide positions of games without gravity (pndb.games.placement.patterns),
         # Allis' rules those of Connect Four (where the game has rules tables)
         known = not game.gravity or len(game.tables.rules_lines) > 0
         self.pair_budget = P.PAIRING_BUDGET if knowledge and known else 0

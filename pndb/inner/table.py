@@ -27,7 +27,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from pndb.games import kernels as K
+from pndb.games.placement import kernels as K
 from pndb.defaults import INNER_ENTRY_BYTES as ENTRY_BYTES
 from pndb.defaults import inner_table_capacity
 

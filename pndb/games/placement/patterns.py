@@ -9,7 +9,7 @@ players as vertices, joined when they share an empty cell. An empty cell in no l
 minimal ones, ``t.win_masks``: a pattern holding another one is only ever completed after it.)
 
 Every function here is numba-compiled (``cache=True``) and takes the rules as the game's
-:class:`~pndb.games.kernels.Tables`, so a search can call it at every node. The Python wrappers
+:class:`~pndb.games.placement.kernels.Tables`, so a search can call it at every node. The Python wrappers
 at the end (:func:`pattern_graph`, :func:`pairing`, :func:`searched_moves`) are for tools and
 tests.
 
@@ -40,9 +40,9 @@ from pndb.jit import njit
 import numpy as np
 
 from pndb.defaults import SettingsError
-from pndb.games.notation import shown
+from pndb.games.errors import shown
 
-from pndb.games.kernels import (
+from pndb.games.placement.kernels import (
     ONE,
     ZERO,
     first_to_move,

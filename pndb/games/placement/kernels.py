@@ -2,7 +2,7 @@
 
 A position is two uint64 bitboards: ``a`` (first player's stones) and ``b`` (second
 player's stones); bit i is cell i (row-major on the game's bounding grid). Every rule
-difference between games is data in a :class:`Tables` tuple built by ``pndb.games.spec``,
+difference between games is data in a :class:`Tables` tuple built by ``pndb.games.placement.game``,
 so one compiled set of kernels serves every placement game.
 
 Loops over an array index it (``for i in range(win_masks.shape[0])``) rather than iterate it

@@ -17,7 +17,7 @@ What the remaining game of an ongoing position (a, b) depends on, with E its emp
   being full; every cell of E stays playable without gravity).
 - the cells of E in no minimal set of F1 or F2 ("dead" here) only through their number: any
   permutation of E that fixes every minimal set maps the game onto itself, and every
-  permutation of those cells does. (prune_dead in pndb.games.patterns shows more: a move there
+  permutation of those cells does. (prune_dead in pndb.games.placement.patterns shows more: a move there
   is never better than another; the number still matters for the full-board draw and the cap.)
 - a rule on the first stone only on the empty board, which keeps its board key.
 
@@ -47,9 +47,10 @@ from pndb.jit import njit
 import numpy as np
 import pynauty  # the optional `graph` extra
 
-from pndb.games.kernels import ZERO, popcount
-from pndb.games.patterns import lowest_cell
-from pndb.games.spec import Children, GameError, Position
+from pndb.games.placement.kernels import ZERO, popcount
+from pndb.games.placement.patterns import lowest_cell
+from pndb.games.errors import GameError
+from pndb.games.placement.game import Children, Position
 from pndb.values import GAME_OVER, Status
 
 # the colour classes of the pattern vertices, in the order the partition lists them
