@@ -14,11 +14,14 @@ when it needs its inner solver.
 
 numba's on-disk cache checks only the source file of the function it caches, but a cached
 kernel holds the machine code of every kernel it calls, from other files too: after a change
-to pndb/games/patterns.py, a cached pndb.inner.frames.solve_one would go on running the old
-patterns. So the cache lives in a directory named by a digest of all of pndb's sources
-(:func:`cache_dir`): code compiled from other sources is never loaded.
+to pndb/games/placement/patterns.py, a cached pndb.inner.frames.solve_one would go on running
+the old patterns. So the cache lives in a directory named by a digest of the sources kernels
+can depend on (:func:`cache_dir`, :func:`kernel_sources`: the modules that compile and every
+pndb module they import): code compiled from other sources is never loaded, and a change to
+the search, the store or the CLI compiles nothing again.
 """
 
+import ast
 import atexit
 import functools
 import hashlib
@@ -59,15 +62,73 @@ COMPILE_SECONDS = {"placement": 90, "gravity": 150}
 def cache_dir():
     """Where numba caches pndb's kernels: $NUMBA_CACHE_DIR (else the user's cache directory,
     $XDG_CACHE_HOME or ~/.cache, under pndb/numba), in a subdirectory named by a digest of the
-    contents of every source file of the pndb package."""
+    contents of the source files kernels can depend on (kernel_sources): a change elsewhere (the
+    search, the CLI, the store) compiles nothing again."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
+    for path in kernel_sources(package):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
     base = os.environ.get("NUMBA_CACHE_DIR") or str(
         Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pndb" / "numba"
     )
     return str(Path(base) / digest.hexdigest()[:16])
+
+
+def kernel_sources(package):
+    """The files of the package whose contents a compiled kernel can depend on, sorted: every
+    module that uses numba and every pndb module they import, transitively (a kernel freezes
+    the globals it reads, and those come from its module's imports)."""
+    sources = {p for p in package.rglob("*.py") if compiles(p)}
+    todo = list(sources)
+    while todo:
+        for imported in imported_modules(todo.pop(), package):
+            if imported not in sources:
+                sources.add(imported)
+                todo.append(imported)
+    return sorted(sources)
+
+
+def compiles(path):
+    """Whether the module at ``path`` declares kernels: it imports numba, or uses njit."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba":
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute)) and getattr(node, "id", getattr(node, "attr", "")) == "njit":
+            return True
+    return False
+
+
+def imported_modules(path, package):
+    """The files of ``package`` (the pndb package) that the module at ``path`` imports,
+    anywhere in it (a function's own imports too)."""
+    found = set()
+
+    def module_file(name):
+        parts = name.split(".")
+        if parts[0] != package.name:
+            return None
+        base = package.joinpath(*parts[1:])
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # from a.b import c: the module a.b, and a.b.c where c is a module of its own
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            for i in range(1, name.count(".") + 2):  # the packages on the way are run too
+                file = module_file(".".join(name.split(".")[:i]))
+                if file is not None:
+                    found.add(file)
+    return found
 
 
 def writable_cache_dir():

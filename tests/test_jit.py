@@ -156,9 +156,10 @@ def test_quick_start_ending_mid_solve():
     assert quick_solve("mnk:4,4,4", 0.05, knowledge=False) == ("draw", True)
 
 
-def test_kernels_are_cached_by_the_digest_of_all_sources(tmp_path):
-    """numba's cache checks only a kernel's own file; pndb keys its cache by every source, so a
-    changed callee in another file never leaves a stale caller in use."""
+def test_kernels_are_cached_by_the_digest_of_their_sources(tmp_path):
+    """numba's cache checks only a kernel's own file; pndb keys its cache by every source a
+    kernel can depend on, so a changed callee in another file never leaves a stale caller in
+    use, and a change to a module no kernel imports compiles nothing again."""
     import shutil
 
     import numba
@@ -178,6 +179,10 @@ def test_kernels_are_cached_by_the_digest_of_all_sources(tmp_path):
     def keyed():
         return python_run("from pndb import jit; print(jit.cache_dir())", env, tmp_path).stdout.strip()
 
+    assert keyed() == here
+    # modules no kernel imports (the search, the CLI) leave the kernels as they were
+    for name in ("cli.py", "search.py"):
+        (copy / name).write_text((copy / name).read_text() + "\n# changed\n")
     assert keyed() == here
     patterns = copy / "games" / "placement" / "patterns.py"
     patterns.write_text(patterns.read_text() + "\n# changed\n")
