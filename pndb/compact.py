@@ -33,6 +33,7 @@ writer's next open removes one left at that moment); a full disk leaves the data
 from typing import NamedTuple
 
 from pndb.book import STRATEGIES, StrategyWalker
+from pndb.games.placement.game import keys_from_arrays
 from pndb.integrity import decided_good
 from pndb.progress import Counter
 from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE
@@ -89,7 +90,8 @@ def compact(store, game, progress=None):
             for fact in STRATEGIES[rec.value]:
                 walker = StrategyWalker(view)
                 walker.strategy(key, fact)
-                for k, (move, _) in walker.records.items():
+                records = walker.book_records()
+                for k, move in zip(keys_from_arrays(records["a"], records["b"]), records["move"].tolist()):
                     if move == NO_MOVE:  # a certificate decides it, and stays stored
                         continue
                     position = view.game.position(k)  # (the reply check accepts such a position)

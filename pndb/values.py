@@ -230,11 +230,16 @@ class Proof(NamedTuple):
         """The strategy move this record holds for ``fact``, or None. A move proving the other
         question serves when that question's fact implies this one's (first-wins implies
         draw-or-better; second-wins implies first-does-not-win)."""
-        for q in (fact.q, 1 - fact.q):
-            other = Fact(q, fact.proven)
-            if self.move(q) != NO_MOVE and good_for(*other.interval, fact):
+        for q in strategy_questions(fact):
+            if self.move(q) != NO_MOVE:
                 return self.move(q)
         return None
+
+
+def strategy_questions(fact):
+    """The questions whose proof record's move serves as the strategy move for ``fact``, in the
+    order they are asked: its own, then the other where that question's fact implies this one."""
+    return [q for q in (fact.q, 1 - fact.q) if good_for(*Fact(q, fact.proven).interval, fact)]
 
 
 EMPTY_PROOF = Proof(S, F, NO_MOVE, NO_MOVE)

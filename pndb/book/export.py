@@ -31,6 +31,7 @@ def export_book(store, game, out_path, partial=False, progress=None):
             root = bytes.fromhex(root_hex)
         for fact in STRATEGIES[value]:
             walker.strategy(root, fact)
+        records = walker.book_records()
     header = {
         "format": "pndb-book",
         "format_version": FORMAT_VERSION,
@@ -40,8 +41,8 @@ def export_book(store, game, out_path, partial=False, progress=None):
         "start": start,
         "value": value.name,
         "partial": bool(partial),
-        "records": len(walker.records),
+        "records": len(records),
         "record_size": RECORD.itemsize,
     }
-    Counter(progress, f"writing {shown(out_path)}", len(walker.records), "records")
-    return header, write_book(out_path, header, walker.records, walker.certs)
+    Counter(progress, f"writing {shown(out_path)}", len(records), "records")
+    return header, write_book(out_path, header, records, walker.certs)

@@ -42,15 +42,10 @@ class BookError(ValueError):
 
 
 def write_book(path, header, records, certs=None):
-    """Write header and records (key -> (move, value code)) as a book file: format version 1,
+    """Write header and records (RECORD rows sorted by key) as a book file: format version 1,
     or version 2 when there are certificates (key -> {Certificate}), sorted by key and payload.
     Returns the number of bytes written."""
-    keys = sorted(records)
-    arr = np.empty(len(keys), RECORD)
-    halves = np.frombuffer(b"".join(keys), ">u8").reshape(-1, 2)
-    arr["a"], arr["b"] = halves[:, 0], halves[:, 1]
-    arr["move"] = [records[k][0] for k in keys]
-    arr["value"] = [records[k][1] for k in keys]
+    arr = np.asarray(records, RECORD)
     table = b"".join(
         key + bytes([cert.kind]) + len(cert.payload).to_bytes(2, "big") + cert.payload
         for key in sorted(certs or {})

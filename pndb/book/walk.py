@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pndb.book.format import CODE_VALUES, INTERVAL_CODES, VALUE_CODES
-from pndb.games.placement.game import Children, keys_from_arrays
+from pndb.book.format import INTERVAL_CODES, RECORD
+from pndb.games.placement.game import Children, arrays_from_keys, key_bytes, keys_from_arrays
 from pndb.values import (
     GAME_OVER,
     NO_MOVE,
@@ -25,6 +25,7 @@ from pndb.values import (
     good_for,
     intersect,
     status_value,
+    strategy_questions,
 )
 
 # value -> the strategies that prove it; the owner is the first player when proven
@@ -40,21 +41,6 @@ STRATEGIES = {
 
 class ExportError(RuntimeError):
     """The database does not hold what a complete book needs."""
-
-
-def add_record(walker, key, move, interval, fact):
-    """Record ``move`` at ``key`` in a walker's records (NO_MOVE keeps a move another strategy
-    recorded there), with the value the database holds there (``interval``) narrowed by what
-    every strategy that passes through it proves: a position where a stone wins at once has no
-    stored record to say what it is worth."""
-    lo, hi = intersect(interval, fact.interval)
-    old = walker.records.get(key)
-    if old is not None:
-        move = old[0] if move == NO_MOVE else move
-        before = CODE_VALUES[old[1]]
-        lo, hi = intersect((lo, hi), (before.lo, before.hi))
-    code = INTERVAL_CODES.get((lo, hi))
-    walker.records[key] = (move, VALUE_CODES[Value.of(lo, hi)] if code is None else code)
 
 
 def decisive_statuses(fact):
@@ -74,35 +60,66 @@ def decisive_move(moves, statuses, fact):
 
 
 BATCH = 4096  # positions a walker looks up and expands in one call into LMDB and the kernels
+# the book's value code of each interval [lo, hi], at lo * 3 + hi (0 where lo > hi: none)
+CODE_OF = np.array([INTERVAL_CODES.get((lo, hi), 0) for lo in range(3) for hi in range(3)], np.uint8)
 
 
 @dataclass
 class StrategyWalker:
     """Follows strategies through a read view of the DAG, its proof table and its certificates,
     collecting what a book holds: a record per position the strategies need (the owner's move,
-    or none where a certificate decides the position) and the certificates used. Positions are
-    taken a batch at a time: their nodes, proofs and certificates in one LMDB call each, their
-    children in one kernel call (a book has hundreds of thousands of positions; a call per
+    or none where a certificate decides the position) and the certificates used.
+
+    The walk goes depth by depth (every move adds a stone, so the positions of one depth are
+    met at no other) and a depth's positions a batch at a time, as arrays of key halves: their
+    nodes, proofs and certificates in one LMDB call each, their children in one kernel call,
+    the strategy's choices by numpy (a book has hundreds of thousands of positions; a call per
     position cost most of the export's time)."""
 
     view: object  # a store.ReadView with the game
-    records: dict = field(default_factory=dict)  # key -> (move or NO_MOVE, value code)
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
     counter: object = None  # a progress.Counter of the positions walked, or None
     graph: object = None  # GraphSources for a graph-keyed store, None for a board-keyed one
+    recorded: list = field(default_factory=list)  # (key_a, key_b, move, lo, hi) arrays, in order
+
+    def record(self, a, b, moves, lo, hi, fact):
+        """Record ``moves`` (NO_MOVE: none, keeping a move another strategy recorded) at the
+        positions of key halves ``a``, ``b`` with the value the database holds there
+        ([lo, hi]) narrowed by what every strategy that passes through it proves: a position
+        where a stone wins at once has no stored record to say what it is worth."""
+        flo, fhi = fact.interval
+        self.recorded.append((np.asarray(a, np.uint64), np.asarray(b, np.uint64), np.asarray(moves, np.uint8),
+                              np.maximum(lo, flo).astype(np.int8), np.minimum(hi, fhi).astype(np.int8)))  # fmt: skip
+
+    def book_records(self):
+        """The records, as a book holds them (format.RECORD rows sorted by key): one per
+        position, the last move recorded there, the intersection of its values."""
+        if not self.recorded:
+            return np.empty(0, RECORD)
+        a, b, moves, lo, hi = (np.concatenate(parts) for parts in zip(*self.recorded))
+        order = np.lexsort((b, a))  # stable: a position's records stay in the order recorded
+        a, b, moves, lo, hi = a[order], b[order], moves[order], lo[order], hi[order]
+        first = np.flatnonzero(first_of_each(a, b))
+        lo, hi = np.maximum.reduceat(lo, first), np.minimum.reduceat(hi, first)
+        last = np.maximum.reduceat(np.where(moves != NO_MOVE, np.arange(len(a)), -1), first)
+        if (lo > hi).any():
+            i = first[np.argmax(lo > hi)]
+            raise ExportError(f"position {key_bytes(a[i], b[i]).hex()}: its stored values contradict each other")
+        out = np.empty(len(first), RECORD)
+        out["a"], out["b"] = a[first], b[first]
+        out["move"] = np.where(last >= 0, moves[last], NO_MOVE)
+        out["value"] = CODE_OF[lo.astype(np.int64) * 3 + hi]
+        return out
 
     def interval(self, key):
         """What the database proved about a position: node, proof record and certificates."""
         view = self.view
-        return self.interval_of(view.node(key), view.proof(key), view.certificates(key))
-
-    def interval_of(self, node, proof, certs):
         lo, hi = 0, 2
-        for rec in (node, proof):
+        for rec in (view.node(key), view.proof(key)):
             if rec is not None:
                 lo, hi = intersect((lo, hi), (rec.lo, rec.hi))
-        for cert in certs:
-            v = self.view.game.certificate_value(cert)
+        for cert in view.certificates(key):
+            v = view.game.certificate_value(cert)
             lo, hi = intersect((lo, hi), (v.lo, v.hi))
         return lo, hi
 
@@ -136,99 +153,120 @@ class StrategyWalker:
 
     def strategy(self, root, fact):
         """Walk the strategy that proves ``fact`` from the board key ``root``, adding what it
-        needs. Each position goes with what its parent passes on to it: nothing with board
-        keys, the Sources it inherits with GraphSources."""
-        game = self.view.game if self.graph is None else self.graph.game
+        needs."""
+        if self.graph is not None:
+            return self.graph.strategy(self, root, fact)
+        game = self.view.game
         if game.status(game.position(root)) != Status.ONGOING:
             return
-        seen = {root}
-        stack = [(root, ())]
-        while stack:
-            batch = stack[-BATCH:]
-            del stack[-BATCH:]
-            out = self.expand(batch, fact) if self.graph is None else self.graph.expand(self, batch, fact)
-            for key, passed in out:
-                if key not in seen:
-                    seen.add(key)
-                    stack.append((key, passed))
-            if self.counter is not None:
-                self.counter.add(len(batch))
+        a, b = arrays_from_keys([root])
+        while len(a):
+            found = []
+            for i in range(0, len(a), BATCH):
+                found.append(self.expand(a[i : i + BATCH], b[i : i + BATCH], fact))
+                if self.counter is not None:
+                    self.counter.add(len(a[i : i + BATCH]))
+            a, b = distinct(np.concatenate([x for x, _ in found]), np.concatenate([y for _, y in found]))
 
-    def expand(self, batch, fact):
-        """Record what the ongoing positions of ``batch`` need; (key, ()) of their ongoing
-        children the strategy goes on to (the owner's move's, every move's of the other)."""
-        batch = [key for key, _ in batch]
+    def expand(self, a, b, fact):
+        """Record what the ongoing positions of key halves ``a``, ``b`` need; the key halves of
+        their ongoing children the strategy goes on to (the owner's move's, every move's of the
+        other player)."""
         view, game = self.view, self.view.game
-        nodes, proofs, stored = view.nodes_of(batch), view.proofs_of(batch), view.certificates_of(batch)
-        decided = set()
-        for key in batch:
-            certs = stored.get(key, ())
-            cert = self.certificate_for(key, certs, fact) if certs else None
+        keys = keys_from_arrays(a, b)
+        nodes, proofs, stored = view.node_rows(keys), view.proof_rows(keys), view.certificates_of(keys)
+        lo = np.maximum(nodes["lo"], proofs["lo"]).astype(np.int64)
+        hi = np.minimum(nodes["hi"], proofs["hi"]).astype(np.int64)
+        decided = np.zeros(len(keys), bool)
+        for i in np.flatnonzero([k in stored for k in keys]).tolist() if stored else ():
+            certs = stored[keys[i]]
+            for cert in certs:
+                v = game.certificate_value(cert)
+                lo[i], hi[i] = intersect((lo[i], hi[i]), (v.lo, v.hi))
+            cert = self.certificate_for(keys[i], certs, fact)
             if cert is not None:
-                self.certs.setdefault(key, set()).add(cert)
-                add_record(self, key, NO_MOVE, self.interval_of(nodes.get(key), proofs.get(key), certs), fact)
-                decided.add(key)
-        owned, owned_moves, searched, owners = [], [], [], []
-        for key in batch:
-            if key in decided:
-                continue
-            owner = game.first_to_move(game.position(key)) == fact.proven
-            proof = proofs.get(key)
-            move = proof.strategy_move(fact) if owner and proof is not None else None
-            if move is None:  # its children are needed: every one, or the owner's move's
-                searched.append(key)
-                owners.append(owner)
-            else:
-                owned.append(key)
-                owned_moves.append(move)
-        out = []
-        if searched:
+                self.certs.setdefault(keys[i], set()).add(cert)
+                decided[i] = True
+        self.record(a[decided], b[decided], np.full(decided.sum(), NO_MOVE), lo[decided], hi[decided], fact)
+        owner = ~decided & (game.first_to_move_of_many(a, b) == fact.proven)
+        moves = np.full(len(keys), NO_MOVE, np.int64)
+        for q in reversed(strategy_questions(fact)):  # the proof record's move, as strategy_move
+            moves = np.where(proofs[f"move{q}"] != NO_MOVE, proofs[f"move{q}"], moves)
+        moves[~owner] = NO_MOVE
+        owned = owner & (moves != NO_MOVE)
+        searched = np.flatnonzero(~decided & ~owned)  # their children are needed: every one, or the owner's move's
+        out_a, out_b = [], []
+        if len(searched):
             # one kernel call, and numpy picks: every ongoing child of the other player's
             # positions, the first decisive move of the owner's (a stone that wins at once)
-            counts, moves, ka, kb, st = game.children_of_many(searched)
-            valid = np.arange(moves.shape[1]) < counts[:, None]
-            owner_rows = np.array(owners)
-            ongoing = valid & ~np.isin(st, GAME_OVER)
+            counts, kid_moves, ka, kb, st = game.children_of_many(a[searched], b[searched])
+            width = int(counts.max())  # the rest of each row is unused
+            kid_moves, ka, kb, st = kid_moves[:, :width], ka[:, :width], kb[:, :width], st[:, :width]
+            valid = np.arange(kid_moves.shape[1]) < counts[:, None]
+            owner_rows = owner[searched]
+            ongoing = valid & ~any_of(st, GAME_OVER)
             pick = ongoing & ~owner_rows[:, None]
-            out += keys_from_arrays(ka[pick], kb[pick])
-            decisive = valid & np.isin(st, list(DECISIVE[fact])) & owner_rows[:, None]
+            out_a.append(ka[pick])
+            out_b.append(kb[pick])
+            decisive = valid & any_of(st, DECISIVE[fact]) & owner_rows[:, None]
             found = decisive.any(axis=1)
             first = decisive.argmax(axis=1)
-            for i in np.flatnonzero(owner_rows).tolist():
-                key = searched[i]
-                if found[i]:
-                    j = int(first[i])
-                    move = int(moves[i, j])
-                    if ongoing[i, j]:
-                        out += keys_from_arrays(ka[i, j : j + 1], kb[i, j : j + 1])
-                else:
-                    n = int(counts[i])
-                    kids = Children(keys_from_arrays(ka[i, :n], kb[i, :n]), moves[i, :n].tolist(),
-                                    st[i, :n].tolist())  # fmt: skip
-                    move = self.owner_move(key, fact, None, lambda kids=kids: kids)
-                    if move is None:
-                        raise ExportError(f"position {key.hex()} has no stored move for its strategy")
-                    j = kids.moves.index(move)
-                    if kids.statuses[j] not in GAME_OVER:
-                        out.append(kids.keys[j])
-                self.record_move(key, move, nodes, proofs, stored, fact)
-        for key, move in zip(owned, owned_moves):
-            self.record_move(key, move, nodes, proofs, stored, fact)
-        keys, statuses = game.after_moves(owned, owned_moves)
-        out += [k for k, st in zip(keys, statuses) if st == Status.ONGOING]
-        return [(k, ()) for k in out]
+            rows = np.flatnonzero(owner_rows & found)
+            moves[searched[rows]] = kid_moves[rows, first[rows]]
+            keep = ongoing[rows, first[rows]]
+            out_a.append(ka[rows, first[rows]][keep])
+            out_b.append(kb[rows, first[rows]][keep])
+            for row in np.flatnonzero(owner_rows & ~found).tolist():  # a stored child decides
+                key, n = keys[searched[row]], int(counts[row])
+                kids = Children(keys_from_arrays(ka[row, :n], kb[row, :n]), kid_moves[row, :n].tolist(),
+                                st[row, :n].tolist())  # fmt: skip
+                move = self.owner_move(key, fact, None, lambda kids=kids: kids)
+                if move is None:
+                    raise ExportError(f"position {key.hex()} has no stored move for its strategy")
+                moves[searched[row]] = move
+                j = kids.moves.index(move)
+                if ongoing[row, j]:
+                    out_a.append(ka[row, j : j + 1])
+                    out_b.append(kb[row, j : j + 1])
+        self.check_moves(a[owner], b[owner], moves[owner], keys, owner)
+        self.record(a[owner], b[owner], moves[owner], lo[owner], hi[owner], fact)
+        ka, kb, st = game.after_moves(a[owned], b[owned], moves[owned])
+        out_a.append(ka[st == Status.ONGOING])
+        out_b.append(kb[st == Status.ONGOING])
+        return np.concatenate(out_a), np.concatenate(out_b)
 
-    def record_move(self, key, move, nodes, proofs, stored, fact):
-        """Record the owner's ``move`` at ``key`` with what the batch's lookups proved there."""
-        if move not in self.view.game.cells or key_stones(key) >> move & 1:
-            raise ExportError(f"position {key.hex()}: its stored move {move} is not a move there")
-        interval = self.interval_of(nodes.get(key), proofs.get(key), stored.get(key, ()))
-        add_record(self, key, move, interval, fact)
+    def check_moves(self, a, b, moves, keys, rows):
+        """ExportError unless each of ``moves`` is a move at its position (an empty playable
+        cell): a damaged proof record's move is not one."""
+        cells = sum(1 << c for c in self.view.game.cells)
+        on_board = moves < 64
+        shift = np.where(on_board, moves, 0).astype(np.uint64)
+        free = np.uint64(cells) & ~(a | b)
+        bad = ~on_board | ((free >> shift) & np.uint64(1) == 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            key = keys[np.flatnonzero(rows)[i]]
+            raise ExportError(f"position {key.hex()}: its stored move {int(moves[i])} is not a move there")
 
 
-def key_stones(key):
-    """The cells occupied in the position of a 16-byte key."""
-    return int.from_bytes(key[:8], "big") | int.from_bytes(key[8:], "big")
+def any_of(statuses, wanted):
+    """Where ``statuses`` (an array) is one of ``wanted`` (a few statuses)."""
+    return np.logical_or.reduce([statuses == s for s in wanted])
+
+
+def distinct(a, b):
+    """The distinct keys of key halves ``a``, ``b``, sorted."""
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    keep = first_of_each(a, b)
+    return a[keep], b[keep]
+
+
+def first_of_each(a, b):
+    """Where each run of equal keys starts in sorted key halves ``a``, ``b`` (a bool array)."""
+    first = np.ones(len(a), bool)
+    first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return first
 
 
 class Source(NamedTuple):
@@ -299,6 +337,23 @@ class GraphSources:
                 return mapped
         return None
 
+    def strategy(self, walker, root, fact):
+        """Walk the strategy that proves ``fact`` from the board key ``root`` into ``walker``:
+        each position goes with the Sources it inherits from the parent it was first met from."""
+        if self.game.status(self.game.position(root)) != Status.ONGOING:
+            return
+        seen = {root}
+        stack = [(root, ())]
+        while stack:
+            batch = stack[-BATCH:]
+            del stack[-BATCH:]
+            for key, passed in self.expand(walker, batch, fact):
+                if key not in seen:
+                    seen.add(key)
+                    stack.append((key, passed))
+            if walker.counter is not None:
+                walker.counter.add(len(batch))
+
     def expand(self, walker, batch, fact):
         """Record what the positions of ``batch`` ((board key, inherited Sources) each) need
         into ``walker``; (key, inherited Sources) of the children the strategy goes on to."""
@@ -313,7 +368,7 @@ class GraphSources:
             cert = self.certificate_for(pos, sources, fact)
             if cert is not None:
                 walker.certs.setdefault(key, set()).add(cert)
-                add_record(walker, key, NO_MOVE, interval, fact)
+                walker.record(*arrays_from_keys([key]), [NO_MOVE], [interval[0]], [interval[1]], fact)
                 continue
             keys, moves, statuses = game.children(pos)
             if game.first_to_move(pos) == fact.proven:
@@ -322,7 +377,7 @@ class GraphSources:
                     raise ExportError(f"position {key.hex()} has no stored move for its strategy")
                 if move not in moves:
                     raise ExportError(f"position {key.hex()}: the mapped move {move} is not a move there")
-                add_record(walker, key, move, interval, fact)
+                walker.record(*arrays_from_keys([key]), [move], [interval[0]], [interval[1]], fact)
                 i = moves.index(move)
                 if statuses[i] not in GAME_OVER:
                     out.append(self.child(pos, move, used))

@@ -5,6 +5,7 @@ rules.py builds and checks a Game from rules data, builtins.py is the catalogue 
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -196,19 +197,23 @@ class Game:
         n, moves, ka, kb, st = K.children(np.uint64(pos.first), np.uint64(pos.second), self.tables, True)
         return Children(keys_from_arrays(ka[:n], kb[:n]), moves[:n].tolist(), st[:n].tolist())
 
-    def children_of_many(self, keys):
-        """The children of the ongoing positions of many canonical keys, in one kernel call, as
-        arrays: (counts, moves, key_a, key_b, statuses), row i holding the counts[i] children of
-        position i in move order (as :meth:`children` gives them), the rest of the row unused."""
-        a, b = arrays_from_keys(keys)
+    def children_of_many(self, a, b):
+        """The children of the ongoing positions of many canonical keys (arrays of key halves,
+        ``arrays_from_keys``), in one kernel call, as arrays: (counts, moves, key_a, key_b,
+        statuses), row i holding the counts[i] children of position i in move order (as
+        :meth:`children` gives them), the rest of the row unused."""
         return K.children_of_many(a, b, self.tables)
 
-    def after_moves(self, keys, moves):
-        """(canonical keys, statuses) of the positions of many canonical keys after one move each
-        (in the key's orientation), in one kernel call."""
-        a, b = arrays_from_keys(keys)
-        ka, kb, st = K.after_moves(a, b, np.array(moves, np.int64), self.tables)
-        return keys_from_arrays(ka, kb), [Status(s) for s in st.tolist()]
+    def after_moves(self, a, b, moves):
+        """(key_a, key_b, statuses) of the positions of many canonical keys (arrays of key
+        halves) after one move each (in the key's orientation), in one kernel call."""
+        return K.after_moves(a, b, np.asarray(moves, np.int64), self.tables)
+
+    def first_to_move_of_many(self, a, b):
+        """first_to_move of many canonical keys (arrays of key halves), as a bool array."""
+        stones = [np.unpackbits(np.ascontiguousarray(x, np.uint64).view(np.uint8)).reshape(-1, 64).sum(1)
+                  for x in (a, b)]  # fmt: skip
+        return stones[0] == stones[1]
 
     def legal_moves(self, pos):
         """The legal moves in move order (whether or not the game is over)."""
@@ -309,9 +314,14 @@ class Game:
         if len(set(cells)) != len(cells) or any(c not in self.cells or occupied >> c & 1 for c in cells):
             return False
         defender = pos.first if payload[0] == 1 else pos.second
-        pairs = [(1 << x) | (1 << y) for x, y in zip(cells[::2], cells[1::2])]
-        masks = [sum(1 << c for c in p) for p in self.patterns]
-        return all(any(m & p == p for p in pairs) for m in masks if not m & defender)
+        pairs = np.array([(1 << x) | (1 << y) for x, y in zip(cells[::2], cells[1::2])], np.uint64)
+        masks = self.pattern_masks[self.pattern_masks & np.uint64(defender) == 0]
+        return bool((masks[:, None] & pairs[None, :] == pairs[None, :]).any(axis=1).all())
+
+    @cached_property
+    def pattern_masks(self):
+        """The win patterns as bitboards (a uint64 array), in the order of ``patterns``."""
+        return np.array([sum(1 << c for c in p) for p in self.patterns], np.uint64)
 
     def summary(self):
         """One row of `pndb games`: board, cells, symmetries, win patterns, special rules."""
