@@ -212,6 +212,7 @@ def solve(
         if not quick:  # the kernels are compiled from the first one on
             announce()
         with store.view(g) as view:
+            stored_start(view, g)  # a damaged database is not solved again from nothing
             root = view.game.key(pos)
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, **family_of(g).codec.fields(pos)}
@@ -366,7 +367,8 @@ def solve_positions(
 
 @contextmanager
 def open_db(path):
-    """(store, game) of an existing database, for reading."""
+    """(store, game) of an existing database, for reading; StoreError for one whose stored
+    rules or start are damaged."""
     from pndb.games import game_from_rules
 
     store, spec, rules = open_existing(path)
@@ -375,9 +377,30 @@ def open_db(path):
             game = game_from_rules(rules, spec)
         except GameError as e:
             raise StoreError(f"{path}: the stored rules are unusable: {e}") from None
+        with store.view(game) as view:
+            stored_start(view, game)
         yield store, game
     finally:
         store.close()
+
+
+def stored_start(view, game):
+    """The start position of a database's last solve (its meta ``start``), or None before the
+    first; StoreError where the meta ``start`` and ``root`` are not a position of ``game`` and
+    its key (a damaged database must not be exported, reported or silently solved again)."""
+    from pndb.book.format import start_problem
+
+    start, root = view.meta("start"), view.meta("root")  # each of the type pndb writes, or StoreError
+    if start is None and root is None:
+        return None
+    problem = "is missing" if start is None else start_problem(start, game)
+    if problem is None:
+        pos = family_of(game).codec.position(start)
+        if root is None or view.game.key(pos) != bytes.fromhex(root):
+            problem = "is not the position of its root"
+    if problem is not None:
+        raise StoreError(f"the database is damaged: its start {problem}")
+    return pos
 
 
 def status(path):

@@ -238,16 +238,38 @@ def test_check_finds_a_root_value_its_children_do_not_give(tmp_path, partial):
     assert_user_error(pndb("solve", "tictactoe", "--db", db, "--quiet"), "damaged")
 
 
-@pytest.mark.parametrize("entry, value", [("rules", b"[1, 2]")])
+DAMAGED_META = [
+    ("rules", b"[1, 2]"),
+    ("root", b'"zz"'),  # not a key's hex
+    ("root", b"7"),  # not a string
+    ("start", b"7"),  # not a position's fields
+    ("start", b'{"moves": "", "cells": [], "first": 1, "second": 1}'),  # stones its cells do not give
+    ("start", b'{"moves": "b2", "cells": [4], "first": 16, "second": 0}'),  # a position, not the root's
+    ("start", b"{}"),
+]
+
+
+@pytest.mark.parametrize("entry, value", DAMAGED_META)
 def test_damaged_meta_entries(tmp_path, solved, entry, value):
-    db = copy(solved, tmp_path)
-    env = lmdb.open(str(db), max_dbs=6)
-    meta = env.open_db(b"meta", create=False)
-    with env.begin(write=True) as txn:
-        txn.put(entry.encode(), value, db=meta)
-    env.close()
-    for args in (["solve", "tictactoe", "--db", db, "--quiet"], ["export", db, "-o", tmp_path / "b.pnbook"]):
-        assert_user_error(pndb(*args), "damaged")
+    """A damaged meta entry the commands rely on (the rules, the root, the start) is one line,
+    "damaged", for every command that reads it: solve neither fails with a traceback nor
+    writes a new start over it, export writes no book."""
+    for n, args in enumerate([
+        ["solve", "tictactoe", "--db", "DB", "--quiet"], ["export", "DB", "-o", tmp_path / "b.pnbook"],
+        ["status", "DB"], ["show", "DB"],
+    ]):  # fmt: skip
+        db = copy(solved, tmp_path, f"db{n}")
+        env = lmdb.open(str(db), max_dbs=6)
+        meta = env.open_db(b"meta", create=False)
+        with env.begin(write=True) as txn:
+            txn.put(entry.encode(), value, db=meta)
+        env.close()
+        assert_user_error(pndb(*(db if a == "DB" else a for a in args)), "damaged")
+        env = lmdb.open(str(db), max_dbs=6, readonly=True)
+        with env.begin() as txn:
+            assert txn.get(entry.encode(), db=env.open_db(b"meta", create=False, txn=txn)) == value
+        env.close()
+    assert not (tmp_path / "b.pnbook").exists()
 
 
 def zero_page(db, table, index):

@@ -354,22 +354,32 @@ def check_header(header, version):
 
 def check_start(start, game):
     """The start position: its cells, played from the empty board, give its stones."""
+    problem = start_problem(start, game)
+    if problem is not None:
+        raise BookError(f"the book header's start {problem}")
+
+
+def start_problem(start, game):
+    """What is wrong with a start position as a solve stores it (the moves, the cells played
+    from the empty board, the stones they give: a book's header and a database's meta hold
+    one), or None when it is a position of ``game``."""
     if not isinstance(start, dict) or not isinstance(start.get("moves"), str):
-        raise BookError("the book header's start is not a position")
+        return "is not a position"
     cells = start.get("cells")
     if not (isinstance(cells, list) and len(cells) <= game.ncells and all(is_int(c) for c in cells)):
-        raise BookError("the book header's start cells are not a list of cells")
+        return "cells are not a list of cells"
     pos = game.parse_moves("")[0]  # the empty board
     for cell in cells:
         if game.status(pos) != Status.ONGOING or cell not in game.legal_moves(pos):
-            raise BookError(f"the book's start cells are not a game: cell {shown(cell)} cannot be played")
+            return f"cells are not a game: cell {shown(cell)} cannot be played"
         pos = game.play(pos, cell)
     try:
         stored = family_of(game).codec.position(start)
     except GameError:
         stored = None
     if stored != pos:
-        raise BookError("the book header's start stones are not those of its start cells")
+        return "stones are not those of its start cells"
+    return None
 
 
 def read_records(inflater, count, game):
