@@ -228,9 +228,12 @@ def report_progress(p):
 
 class ProgressShown:
     """Renders progress.Ticks of a long command on stderr: click's progress bar on a terminal,
-    else a plain line when a step starts and every PLAIN_SECONDS (logs stay readable)."""
+    else plain lines (logs stay readable): the first once a step has run for
+    $PNDB_PROGRESS_DELAY seconds (default QUIET_SECONDS: a quick command, and a user error
+    after a step started, say nothing else), then every PLAIN_SECONDS."""
 
     PLAIN_SECONDS = 5.0
+    QUIET_SECONDS = 2.0
 
     def __init__(self, command):
         self.command = command
@@ -238,6 +241,7 @@ class ProgressShown:
         self.bar = None
         self.shown_at = 0.0
         self.terminal = sys.stderr.isatty()
+        self.quiet_seconds = progress_delay()
 
     def __call__(self, tick):
         import time
@@ -245,7 +249,7 @@ class ProgressShown:
         if tick.step != self.step:
             self.close()
             self.step = tick.step
-            self.shown_at = -math.inf
+            self.shown_at = time.monotonic() - self.PLAIN_SECONDS + self.quiet_seconds
             if self.terminal:
                 self.bar = click.progressbar(
                     iterable=None if tick.total is not None else iter(()), length=tick.total,
@@ -272,6 +276,18 @@ class ProgressShown:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def progress_delay():
+    """Seconds before a step's first plain progress line: $PNDB_PROGRESS_DELAY, else
+    ProgressShown.QUIET_SECONDS; a value that is not a number from 0 up is a user error."""
+    text = os.environ.get("PNDB_PROGRESS_DELAY")
+    if text is None:
+        return ProgressShown.QUIET_SECONDS
+    try:
+        return FiniteNumber().convert(text, None, None)
+    except click.BadParameter:
+        fail(f"PNDB_PROGRESS_DELAY must be a number of seconds from 0 up, not {text!r}")
 
 
 @contextmanager

@@ -151,10 +151,11 @@ def test_a_new_book_gets_the_users_umask_and_a_replaced_one_keeps_its_mode(solve
 
 
 def start(*args):
-    """A process of its own, stderr read line by line."""
+    """A process of its own, stderr read line by line, showing each step's progress from its
+    start (PNDB_PROGRESS_DELAY=0: the test waits for a line of the step it interrupts)."""
     return subprocess.Popen(
         [sys.executable, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
+        text=True, env=dict(os.environ, PNDB_PROGRESS_DELAY="0"),
     )  # fmt: skip
 
 
