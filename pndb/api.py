@@ -11,32 +11,25 @@ Errors a user can cause are pndb.GameError, MoveError, StoreError, BookError, Ex
 SettingsError, each with a one-line message.
 """
 
-import math
 import os
 import tempfile
 from contextlib import contextmanager
-from numbers import Integral, Real
 from typing import NamedTuple
 
 from pndb.defaults import (
-    BASE_MB,
     DEFAULT_CHECKPOINT_SECONDS,
-    DEFAULT_INNER_MB,
     DEFAULT_INNER_NODES,
     DEFAULT_INNER_SCHEME,
     DEFAULT_MEMORY_MB,
-    MIN_CACHE_MB,
-    SLACK_MB,
     SettingsError,
-    inner_table_capacity,
 )
 from pndb.games import GameError, family_of, load_game, shown
 from pndb.integrity import check_root
+from pndb.settings import SolveSettings
 from pndb.store import StoreError, default_path, open_existing, open_for_game
 from pndb.values import INF, Value
 
 QUICK_CELLS = 16  # games this small start a solve without the inner solver (quick_start)
-TARGETS = ("value", "first-wins")  # search.Limits.target
 
 
 class SolveResult(NamedTuple):
@@ -69,73 +62,52 @@ def as_game(game):
     return load_game(game) if isinstance(game, str) else game
 
 
-def make_search(
-    store, game, inner_nodes, inner_mb, memory_mb, knowledge=True, checkpoint_seconds=1.0,
-    inner_scheme=DEFAULT_INNER_SCHEME, quick=False, announce=lambda: None,
-):  # fmt: skip
-    """A Search whose memory fits ``memory_mb``: the inner table gets ``inner_mb`` (default a
-    quarter of the budget, at most 256 MB), the node cache what is left beside the memory the
-    process already holds (its code and the game's tables) and some slack. The search's
-    evaluator is an inner solver; ``inner_nodes`` is the base budget of its leaves, 0 no
-    evaluator at all. ``inner_scheme``: how the budgets follow the search (search.SCHEMES:
-    "follow" or "fixed"). In a graph-keyed store the outer search sees the game through graph
-    keys (its table the node cache, written with each checkpoint); the inner solver keeps board
-    keys. ``quick``: a quick start (see quick_start), the inner solver made once it is over.
-    ``announce()`` is called before the inner solver is made (see compile_announcer)."""
-    from pndb.cache import RECORD_BYTES, NodeCache, anonymous_memory_bytes
+def make_search(store, game, settings, quick=False, announce=lambda: None):
+    """A Search of ``game`` with ``settings`` (a SolveSettings) whose memory fits their budget,
+    split by SolveSettings.memory once: the node cache gets its part, the evaluator (its
+    family's, evaluator_factory) the inner table's. In a graph-keyed store the outer search sees
+    the game through graph keys (its table the node cache, written with each checkpoint); the
+    evaluator keeps board keys. ``quick``: a quick start (see quick_start), the evaluator made
+    once it is over. ``announce()`` is called before the evaluator is made (compile_announcer)."""
+    from pndb.cache import NodeCache, anonymous_memory_bytes
     from pndb.search import Search
 
-    evaluated = has_evaluator(inner_nodes)
-    if inner_mb is None:
-        inner_mb = min(DEFAULT_INNER_MB, memory_mb // 4)
-    inner_mb = inner_mb if evaluated else 0
-    # what the process holds already: pndb's code and the game (tens of MB in a process of its
-    # own); in a larger program only pndb's usual share counts against the budget
-    base_mb = min(anonymous_memory_bytes() / 2**20, BASE_MB)
-    cache_mb = memory_mb - base_mb - inner_mb - SLACK_MB
-    if cache_mb < MIN_CACHE_MB:
-        need = int(base_mb + inner_mb + SLACK_MB + MIN_CACHE_MB) + 1
-        raise SettingsError(
-            f"a memory budget of {memory_mb} MB is too small here: this solve needs at least {need} MB"
-        )
-    cache = NodeCache(store, limit=int(cache_mb * 2**20 // RECORD_BYTES), budget_bytes=memory_mb << 20)
+    factory = evaluator_factory(game, settings)
+    memory = settings.memory(factory is not None, anonymous_memory_bytes())
+    cache = NodeCache(store, limit=memory.cache_records, budget_bytes=memory.budget_bytes)
 
-    table_mb = max(1, inner_mb)
-
-    def new_inner(board_game=game):
+    def new_evaluator(board_game=game):
         from pndb import jit
 
         announce()
-        jit.interpret(False)  # the inner solver's kernels call the game's compiled ones
-        from pndb.inner import InnerSolver
-
-        return InnerSolver(board_game, table_mb, knowledge=knowledge)
+        jit.interpret(False)  # a compiled evaluator calls the game's compiled kernels
+        return factory(board_game, settings, memory)
 
     if store.graph_keyed:
         from pndb.games.placement.graphkey import GraphKeyedGame
 
         game = GraphKeyedGame(game, cache)
     return Search(
-        cache, game, evaluator=new_inner() if evaluated and not quick else None,
-        start_evaluator=new_inner if evaluated and quick else None, base_budget=inner_nodes,
-        evaluator_capacity=inner_table_capacity(table_mb), knowledge=knowledge,
-        checkpoint_seconds=checkpoint_seconds, scheme=inner_scheme,
+        cache, game, settings, evaluator=new_evaluator() if factory and not quick else None,
+        start_evaluator=new_evaluator if factory and quick else None,
+        evaluator_capacity=memory.evaluator_capacity,
     )  # fmt: skip
 
 
-def has_evaluator(inner_nodes):
-    """Whether a solve's search has an evaluator: ``inner_nodes`` (--inner-nodes, the base
-    budget of its leaves) 0 means none, and the outer search expands every leaf."""
-    return inner_nodes > 0
+def evaluator_factory(game, settings):
+    """The factory of the evaluator of a solve of ``game`` (its family's, Family.evaluator), or
+    None: there is no evaluator, and the outer search expands every leaf. None where the
+    settings give a leaf no budget (inner_nodes 0, --inner-nodes 0) or the family has none."""
+    return family_of(game).evaluator if settings.inner_nodes > 0 else None
 
 
-def compile_announcer(game, inner_nodes, on_compile):
+def compile_announcer(game, settings, on_compile):
     """A function that calls ``on_compile(seconds)`` the first time it is called, when the
     kernels a solve of ``game`` compiles (its family's: pndb.jit.family) are not in the cache
     yet; ``seconds``: about how long they take. A solve calls it just before it may compile."""
     from pndb import jit
 
-    pending = [on_compile is not None and has_evaluator(inner_nodes)]
+    pending = [on_compile is not None and evaluator_factory(game, settings) is not None]
 
     def announce():
         if pending.pop() if pending else False:
@@ -147,18 +119,18 @@ def compile_announcer(game, inner_nodes, on_compile):
 
 
 @contextmanager
-def quick_start(game, inner_nodes):
+def quick_start(game, settings):
     """Whether a solve of ``game`` starts quickly: a game of at most QUICK_CELLS cells is
-    searched for its first moment (search.QUICK_SECONDS) by the outer search alone with its
+    searched for its first moment (monitor.QUICK_SECONDS) by the outer search alone with its
     kernels run as Python, so that numba is not loaded unless the solve goes on (pairings
     decide tictactoe in 49 expansions, in less time than loading numba takes). Not under
     gravity (an interpreted expansion of Connect Four takes some 12 ms, Allis' rules in Python,
-    and even 4x4 needs thousands), nor where numba is loaded already or there is no inner
-    solver to wait for. Kernels are compiled again after."""
+    and even 4x4 needs thousands), nor where numba is loaded already or there is no
+    evaluator to wait for. Kernels are compiled again after."""
     from pndb import jit
 
     small = game.ncells <= QUICK_CELLS and not game.gravity
-    quick = small and has_evaluator(inner_nodes) and not jit.loaded()
+    quick = small and evaluator_factory(game, settings) is not None and not jit.loaded()
     if quick:
         jit.interpret()
     try:
@@ -191,24 +163,24 @@ def solve(
     anonymous memory (the inner table included); with ``knowledge``, positions the game's
     certificates decide are not searched. The search commits its work every
     ``checkpoint_seconds``: a crash loses at most that much. ``should_stop()`` is polled between steps;
-    ``on_progress`` gets a search.Progress every few seconds. ``graph_keys``: key the outer DAG
+    ``on_progress`` gets a monitor.Progress every few seconds. ``graph_keys``: key the outer DAG
     by graph keys (pndb.games.placement.graphkey; games without gravity), merging positions whose
     remaining games are isomorphic; a database keeps the keys it was created with.
     ``on_compile(seconds)`` is called before the solve compiles kernels a cold cache lacks
     (compile_announcer); the solve's seconds leave compiling out."""
-    from pndb.search import Limits  # (the search, and numba with it, only where a command searches)
-
-    check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
-                   inner_scheme)  # fmt: skip
-    g = as_game(game)
-    check_graph_keys(g, graph_keys)
+    settings = SolveSettings(
+        max_seconds=max_seconds, max_nodes=max_nodes, target=target, inner_nodes=inner_nodes,
+        inner_scheme=inner_scheme, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
+        checkpoint_seconds=checkpoint_seconds,
+    )  # fmt: skip
+    g = checked_game(game, db, settings, graph_keys)
     pos, cells = g.parse_moves(moves)
     path = str(db or default_path(g))
     with (
         open_for_game(path, g, writer=True, graph_keys=graph_keys) as store,
-        quick_start(g, inner_nodes) as quick,
+        quick_start(g, settings) as quick,
     ):
-        announce = compile_announcer(g, inner_nodes, on_compile)
+        announce = compile_announcer(g, settings, on_compile)
         if not quick:  # the kernels are compiled from the first one on
             announce()
         with store.view(g) as view:
@@ -217,13 +189,10 @@ def solve(
         check_root(store, g, root)
         start = {"moves": g.format_moves(cells), "cells": cells, **family_of(g).codec.fields(pos)}
         store.commit(meta={"start": start, "root": root.hex()})
-        search = make_search(
-            store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme, quick,
-            announce,
-        )  # fmt: skip
+        search = make_search(store, g, settings, quick, announce)
         try:
             root = search.game.key(pos)  # a graph-keyed root enters the table it is read from
-            outcome = search.solve(root, Limits(max_seconds, max_nodes, target), should_stop, on_progress)
+            outcome = search.solve(root, should_stop, on_progress)
         finally:
             search.cache.close()
         best = best_moves(store, g, pos, outcome.value) if outcome.solved and outcome.value.exact else []
@@ -233,43 +202,27 @@ def solve(
     )  # fmt: skip
 
 
-def check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
-                   inner_scheme):  # fmt: skip
-    """A SettingsError, before a database is opened or a kernel loaded, for settings no solve can
-    use: a number of the wrong type or below its least value, an unknown target or inner scheme,
-    an empty database path, a bad PNDB_THREAT_DEPTH (checked whether or not this solve would
-    come to read it: a small game may be solved before its inner solver is made), or an inner
-    solver under NUMBA_DISABLE_JIT (it runs only compiled)."""
+def checked_game(game, db, settings, graph_keys):
+    """The game (a spec or a game) a solve with ``settings`` (checked when made) searches in
+    ``db``, after the checks that need no database and no kernel: a SettingsError for an empty
+    database path, a bad PNDB_THREAT_DEPTH (checked whether or not this solve would come to
+    read it: a small game may be solved before its evaluator is made) or an evaluator under
+    NUMBA_DISABLE_JIT (it runs only compiled); a GameError for an unknown game or graph keys
+    it cannot have."""
     from pndb import jit
     from pndb.games.placement.patterns import default_threat_depth
-    from pndb.search import SCHEMES
 
-    for name, value, kind, least, optional in (
-        ("max_seconds", max_seconds, Real, 0, True),
-        ("max_nodes", max_nodes, Integral, 0, True),
-        ("inner_nodes", inner_nodes, Integral, 0, False),
-        ("inner_mb", inner_mb, Integral, 1, True),
-        ("memory_mb", memory_mb, Integral, 1, False),
-        ("checkpoint_seconds", checkpoint_seconds, Real, 0, False),
-    ):
-        if value is None and optional:
-            continue
-        wrong = isinstance(value, bool) or not isinstance(value, kind)
-        if wrong or (isinstance(value, float) and not math.isfinite(value)) or value < least:
-            what = "a whole number" if kind is Integral else "a finite number"
-            none = " or None" if optional else ""
-            raise SettingsError(f"{name} must be {what} >= {least}{none}, not {shown(repr(value))}")
-    for name, value, known in (("target", target, TARGETS), ("inner_scheme", inner_scheme, SCHEMES)):
-        if not isinstance(value, str) or value not in known:
-            raise SettingsError(f"{name} must be one of {', '.join(known)}, not {shown(repr(value))}")
     if db is not None and (not isinstance(db, (str, os.PathLike)) or not os.fspath(db)):
         raise SettingsError(f"db must be the path of a database directory (or None), not {shown(repr(db))}")
     default_threat_depth()
-    if inner_nodes and jit.disabled():
+    g = as_game(game)
+    check_graph_keys(g, graph_keys)
+    if evaluator_factory(g, settings) is not None and jit.disabled():
         raise SettingsError(
             "NUMBA_DISABLE_JIT is set, but the inner solver runs only compiled: unset it, or give no inner "
             "solver (inner_nodes 0, --inner-nodes 0: the outer search alone, its kernels run as Python)"
         )
+    return g
 
 
 def check_graph_keys(game, graph_keys):
@@ -322,14 +275,14 @@ def solve_positions(
     search commits every ``checkpoint_seconds`` and at the end, not after each position: a
     commit costs more than solving most positions near the end of a game. ``on_compile``: as
     solve's."""
-    from pndb.search import Limits, clock
-
-    check_settings(db, max_seconds, max_nodes, target, inner_nodes, inner_mb, memory_mb, checkpoint_seconds,
-                   inner_scheme)  # fmt: skip
+    settings = SolveSettings(
+        max_seconds=max_seconds, max_nodes=max_nodes, target=target, inner_nodes=inner_nodes,
+        inner_scheme=inner_scheme, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
+        checkpoint_seconds=checkpoint_seconds,
+    )  # fmt: skip
     if isinstance(lines, (str, bytes)):
         raise SettingsError("solve_positions takes a list of move strings, not one string")
-    g = as_game(game)
-    check_graph_keys(g, graph_keys)
+    g = checked_game(game, db, settings, graph_keys)
     starts = [(text, g.parse_moves(text)[0]) for text in lines]
     if not starts:
         return  # nothing to solve: no database is made, no kernel loaded
@@ -337,26 +290,20 @@ def solve_positions(
         path = db or os.path.join(tmp, "positions.lmdb")
         with (
             open_for_game(path, g, writer=True, graph_keys=graph_keys) as store,
-            quick_start(g, inner_nodes) as quick,
+            quick_start(g, settings) as quick,
         ):
-            announce = compile_announcer(g, inner_nodes, on_compile)
+            announce = compile_announcer(g, settings, on_compile)
             if not quick:
                 announce()
-            search = make_search(
-                store, g, inner_nodes, inner_mb, memory_mb, knowledge, checkpoint_seconds, inner_scheme,
-                quick, announce,
-            )  # fmt: skip
-            limits = Limits(max_seconds, max_nodes, target)
+            search = make_search(store, g, settings, quick, announce)
             try:
                 for text, pos in starts:
                     root = search.game.key(pos)
                     work = search.expansions + search.evaluator_nodes
-                    start = clock()
-                    outcome = search.solve(root, limits, should_stop, final_checkpoint=False)
-                    micros = (clock() - start) * 1e6
+                    outcome = search.solve(root, should_stop, final_checkpoint=False)
                     nodes = search.expansions + search.evaluator_nodes - work
                     yield PositionResult(
-                        text, outcome.value, nodes, micros, outcome.solved, outcome.interrupted
+                        text, outcome.value, nodes, outcome.seconds * 1e6, outcome.solved, outcome.interrupted
                     )
                     if outcome.interrupted:
                         return

@@ -22,6 +22,8 @@ from pndb.defaults import (
     DEFAULT_INNER_SCHEME,
     DEFAULT_MEMORY_MB,
     MIN_MEMORY_MB,
+    SCHEMES,
+    TARGETS,
 )
 
 MAX_INNER_NODES = 1 << 40
@@ -212,7 +214,7 @@ def report_compile(seconds):
 
 
 def report_progress(p):
-    """One progress line on stderr for a search.Progress."""
+    """One progress line on stderr for a monitor.Progress."""
     from pndb import api
     from pndb.values import QUESTIONS
 
@@ -319,7 +321,7 @@ def stop_on_signals():
 )
 @click.option(
     "--target",
-    type=click.Choice(["value", "first-wins"]),
+    type=click.Choice(TARGETS),
     default="value",
     help="value: the exact value; first-wins: only whether the first player wins.",
 )
@@ -333,7 +335,7 @@ def stop_on_signals():
 )
 @click.option(
     "--inner-scheme",
-    type=click.Choice(["follow", "fixed"]),
+    type=click.Choice(SCHEMES),
     default=DEFAULT_INNER_SCHEME,
     show_default=True,
     help="follow: a selected leaf is searched again, with a budget that doubles each visit, until its "

@@ -9,7 +9,7 @@ numba's own. A process that evaluates only a handful of positions may call
 :func:`interpret` first: its kernels then run as the plain Python they are written in (the
 same code, so the same rules; a primitive such as a bit count may name a plain-Python stand-in,
 njit's ``python``, tested to agree with it), and numba is never imported; a solve of a small
-game does so for its first moment (pndb.search.QUICK_SECONDS) and calls ``interpret(False)``
+game does so for its first moment (pndb.monitor.QUICK_SECONDS) and calls ``interpret(False)``
 when it needs its inner solver.
 
 numba's on-disk cache checks only the source file of the function it caches, but a cached
@@ -38,7 +38,7 @@ def disabled():
     """Whether NUMBA_DISABLE_JIT (an integer, as numba reads it) asks that nothing be compiled:
     the kernels then always run as their plain Python, whose uint64 arithmetic wraps as
     compiled code's does (numba's own uncompiled mode warns of every overflow). The inner
-    solver, numba's alone, is refused (pndb.api.check_settings)."""
+    solver, numba's alone, is refused (pndb.api.checked_game)."""
     try:
         return int(os.environ.get("NUMBA_DISABLE_JIT", "0") or "0") != 0
     except ValueError:

@@ -14,44 +14,35 @@ evaluator keys (game.evaluator_key: board keys either way).
 
 The evaluator (pndb.contracts.Evaluator; the inner solver, or None: every leaf is expanded) is
 a function of the jobs it is given: the search chooses every budget (the base budget of a leaf's
-first search, --inner-nodes, and the scheme's later ones) and reads nothing of the evaluator but
-its results; what it must know of it (how many positions its table holds) it is told when made.
+first search, --inner-nodes, and the scheme's later ones, from its settings.SolveSettings) and
+reads nothing of the evaluator but its results; what it must know of it (how many positions its
+table holds) it is told when made.
 
-The search reads and writes through a write-back NodeCache (pndb.cache) and checkpoints it about
-once a second. It installs no signal handlers and prints nothing: the caller passes
-``should_stop`` and ``on_progress`` and owns signals and formatting.
+The search reads and writes through a write-back NodeCache (pndb.cache) and checkpoints it when
+its monitor (pndb.monitor: the clock, the limits, the checkpoint timer and the progress reports)
+says so, about once a second; it reads no clock itself. It installs no signal handlers and
+prints nothing: the caller passes ``should_stop`` and ``on_progress`` and owns signals and
+formatting.
 """
 
 import functools
 import gc
 import heapq
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from pndb.contracts import CERTIFIED, EPS, LeafJob
-from pndb.defaults import DEFAULT_INNER_NODES
-from pndb.jit import compile_seconds
+from pndb.monitor import Monitor, Stop
+from pndb.settings import SolveSettings
 from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Fact, Node, Status
 from pndb.values import combine, good_for, intersect
 
 COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
-PROGRESS_SECONDS = 2.0
-SCHEMES = ("follow", "fixed")  # how the evaluator's budgets are given out (Search.scheme)
 GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
-QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts at most this long (Search.start_evaluator)
-QUICK_EXPANSIONS = 200  # and this many expansions (tictactoe needs 49, connect4:4x4 thousands)
 CHILDREN_MEMO = 1024  # positions whose children a Search keeps at hand (the least recently used go)
 FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
-
-
-@dataclass
-class Limits:
-    max_seconds: float | None = None  # None: no limit
-    max_nodes: int | None = None  # expansions in this run; None: no limit
-    target: str = "value"  # or "first-wins": stop once q0 is answered
 
 
 @contextmanager
@@ -70,19 +61,6 @@ def rare_collections():
         gc.unfreeze()
 
 
-class Progress(NamedTuple):
-    """What a running solve reports every few seconds."""
-
-    seconds: float
-    question: int  # 0: does the first player win; 1: does the first player avoid losing
-    root: Node
-    nodes: int  # stored, as of the last checkpoint
-    expansions: int  # in this run
-    db_bytes: int
-    memory_bytes: int  # anonymous memory of the process at the last checkpoint
-    budget_bytes: int  # what it may use (0: no budget)
-
-
 class Outcome(NamedTuple):
     """How a solve ended: the root as committed, whether the target is answered, the work."""
 
@@ -97,37 +75,28 @@ class Outcome(NamedTuple):
         return self.root.value
 
 
-def clock():
-    """Monotonic seconds less the seconds spent compiling kernels: a solve's time (stored,
-    reported, limited by --max-seconds) is the search's, not the first run's compile."""
-    return time.monotonic() - compile_seconds()
-
-
 @dataclass
 class Search:
     """PN search over the stored DAG of one game."""
 
     cache: object  # a NodeCache
     game: object
+    # what the solve is asked (settings.SolveSettings): the base budget of a leaf's first search
+    # (inner_nodes), the scheme of later ones (inner_scheme), knowledge, the limits and the
+    # checkpoint interval (these two the monitor's)
+    settings: SolveSettings = SolveSettings()
     evaluator: object = None  # a contracts.Evaluator that searches new leaves, or None
-    # a quick start: no evaluator for the first QUICK_SECONDS or QUICK_EXPANSIONS of the
-    # search, then this function's (a small game may be solved sooner than numba and the inner
-    # solver load)
+    # a quick start: no evaluator for the monitor's first moment (Monitor.quick_start_over),
+    # then this function's (a small game may be solved sooner than numba and the inner solver load)
     start_evaluator: object = None
-    base_budget: int = DEFAULT_INNER_NODES  # nodes of a leaf's first search (--inner-nodes)
     # the most positions the evaluator's table holds (INF: no limit): the follow scheme's budgets
     # stay within half of it
     evaluator_capacity: int = INF
-    knowledge: bool = True  # decide new leaves by the game's certificates where it can
-    should_stop: object = None  # during solve(): the caller's should_stop, for long evaluator jobs
-    checkpoint_seconds: float = 1.0
-    scheme: str = "follow"  # how the evaluator's budgets are given out: SCHEMES, see step()
+    monitor: Monitor = None  # its clock, limits, checkpoint timer and progress; None: Monitor(settings)
     expansions: int = 0  # over the life of this object (one Search may serve many solves)
     evaluator_nodes: int = 0  # nodes the evaluator searched for this object
     stored: dict = None  # the persistent counters (meta) as this object found them
-    started: float = 0.0  # clock() of the first solve()
     checkpoints: int = 0  # written by this object
-    last_checkpoint: float = 0.0  # clock() of the last one
 
     def first(self, key):
         return self.game.first_to_move(self.game.position(key))
@@ -137,6 +106,8 @@ class Search:
         # a position's children, a function of its key, are made once while they stay in use
         # (a solve of tictactoe, its kernels run as Python, made 350 for 49 expansions)
         self.children = functools.lru_cache(maxsize=CHILDREN_MEMO)(self.children_of)
+        if self.monitor is None:
+            self.monitor = Monitor(self.settings)
 
     def children_of(self, key):
         return self.game.children(self.game.position(key))
@@ -151,7 +122,7 @@ class Search:
         """The record of a new ongoing node: unknown, or what the game's knowledge certifies
         (its certificates are stored, for the book)."""
         lo, hi = Node.leaf().lo, Node.leaf().hi
-        if self.knowledge:
+        if self.settings.knowledge:
             for cert in self.game.certificates(self.game.position(key)):
                 v = self.game.certificate_value(cert)
                 lo, hi = intersect((lo, hi), (v.lo, v.hi))
@@ -201,7 +172,8 @@ class Search:
         if fresh and self.evaluator is not None:
             # one proven child proves a first-player node, one disproven child disproves a
             # second-player node: the other children need no search for this question
-            self.evaluate(fresh, q, self.base_budget, stop_on_proof=first, stop_on_disproof=not first)
+            budget = self.settings.inner_nodes
+            self.evaluate(fresh, q, budget, stop_on_proof=first, stop_on_disproof=not first)
         own = self.cache.get(key)
         self.cache.put(key, combine(first, own, [self.cache.get(k) for k in keys]))
         self.expansions += 1
@@ -218,7 +190,7 @@ class Search:
             stop_on_proof=stop_on_proof,
             stop_on_disproof=stop_on_disproof,
         )
-        (result,) = self.evaluator.evaluate([job], self.should_stop)
+        (result,) = self.evaluator.evaluate([job], self.monitor.should_stop)
         self.evaluator_nodes += result.nodes
         for key, pn, dn, work, subtree in zip(keys, result.pn, result.dn, result.work, result.subtree):
             rec = self.cache.get(key)
@@ -300,9 +272,9 @@ class Search:
         if self.evaluator is None:
             self.expand(leaf, q)
         elif not rec.evaluated(q):
-            self.evaluate([leaf], q, self.base_budget)
-        elif self.scheme == "follow" and rec.work < self.expand_work():
-            budget = max(self.base_budget, min(rec.work, self.expand_work() - rec.work))
+            self.evaluate([leaf], q, self.settings.inner_nodes)
+        elif self.settings.inner_scheme == "follow" and rec.work < self.expand_work():
+            budget = max(self.settings.inner_nodes, min(rec.work, self.expand_work() - rec.work))
             self.evaluate([leaf], q, budget, th_pn=th_pn, th_dn=th_dn)
         else:
             self.expand(leaf, q)
@@ -313,7 +285,7 @@ class Search:
         the stored tree's expansions / GROWTH (the budget follows the outer tree, as in PN2),
         at least the base budget, at most half of what the evaluator's table can hold. A small
         tree (a game its leaves' first searches nearly solve) grows as with the fixed scheme."""
-        base = self.base_budget
+        base = self.settings.inner_nodes
         tree = self.stored["expansions"] + self.expansions  # earlier runs' and this one's
         return max(base, min(base * (tree // GROWTH), self.evaluator_capacity // 2))
 
@@ -324,66 +296,57 @@ class Search:
         self.checkpoints += 1
         self.cache.checkpoint({
             "checkpoints": self.stored["checkpoints"] + self.checkpoints,
-            "seconds": round(self.stored["seconds"] + clock() - self.started, 3),
+            "seconds": round(self.stored["seconds"] + self.monitor.run_seconds(), 3),
             "expansions": self.stored["expansions"] + self.expansions,
             "inner_nodes": self.stored["inner_nodes"] + self.evaluator_nodes,
             "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
             "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
         })  # fmt: skip
-        self.last_checkpoint = clock()
+        self.monitor.checkpointed()
 
-    def solve(self, root, limits, should_stop=None, on_progress=None, final_checkpoint=True):
-        """Search until the root answers the target question(s), a limit is reached, or
-        ``should_stop()`` is true; checkpoint every checkpoint_seconds on the way and, with
+    def solve(self, root, should_stop=None, on_progress=None, final_checkpoint=True):
+        """Search until the root answers the settings' target, the monitor stops it (a limit,
+        or ``should_stop()`` true); checkpoint when the monitor says on the way and, with
         ``final_checkpoint``, at the end (a caller solving many roots in a row may leave that
-        to the timer and call checkpoint() when done). ``on_progress`` gets a Progress every
-        few seconds."""
-        start = clock()
+        to the timer and call checkpoint() when done). ``on_progress`` gets a monitor.Progress
+        every few seconds."""
+        monitor = self.monitor
+        monitor.begin(self.expansions, should_stop, on_progress)
         if self.stored is None:
             self.stored = {name: self.cache.view.meta(name, 0) for name in COUNTERS}
-            self.started = self.last_checkpoint = start
-        last_progress = start
-        expansions_before = self.expansions
-        stopped = False
-        self.should_stop = should_stop
+        first_wins = self.settings.target == "first-wins"
+        stop = None
         self.ensure_root(root)
         with rare_collections():
             while True:
                 rec = self.cache.get(root)
                 q = 0 if not rec.decided(0) else 1
-                if rec.decided(q) or (q == 1 and limits.target == "first-wins"):
+                if rec.decided(q) or (q == 1 and first_wins):
                     break
-                now = clock()
-                if should_stop is not None and should_stop():
-                    stopped = True
+                stop = monitor.stop(self.expansions)
+                if stop is not None:
                     break
-                if limits.max_seconds is not None and now - start >= limits.max_seconds:
-                    break
-                if limits.max_nodes is not None and self.expansions - expansions_before >= limits.max_nodes:
-                    break
-                if self.start_evaluator is not None and (
-                    now - self.started >= QUICK_SECONDS or self.expansions >= QUICK_EXPANSIONS
-                ):
+                if self.start_evaluator is not None and monitor.quick_start_over(self.expansions):
                     self.evaluator, self.start_evaluator = self.start_evaluator(), None
                 self.step(root, q)
-                if now - self.last_checkpoint >= self.checkpoint_seconds:
+                if monitor.checkpoint_due():
                     self.checkpoint()
-                if on_progress is not None and now - last_progress >= PROGRESS_SECONDS:
-                    on_progress(
-                        Progress(
-                            seconds=now - start,
-                            question=q,
-                            root=self.cache.get(root),
-                            nodes=self.cache.stored_counts()["nodes"],
-                            expansions=self.expansions - expansions_before,
-                            db_bytes=self.cache.store.file_bytes(),
-                            memory_bytes=self.cache.memory_bytes,
-                            budget_bytes=self.cache.budget_bytes,
-                        )
-                    )
-                    last_progress = now
-        if final_checkpoint or stopped:
+                monitor.report(self.expansions, lambda: self.figures(root, q))  # noqa: B023  (called at once)
+        interrupted = stop is Stop.INTERRUPTED
+        if final_checkpoint or interrupted:
             self.checkpoint()
         rec = self.cache.get(root)
-        solved = rec.value.exact or (limits.target == "first-wins" and rec.decided(0))
-        return Outcome(rec, solved, self.expansions - expansions_before, clock() - start, stopped)
+        solved = rec.value.exact or (first_wins and rec.decided(0))
+        return Outcome(rec, solved, monitor.expansions(self.expansions), monitor.seconds(), interrupted)
+
+    def figures(self, root, q):
+        """The search's part of a monitor.Progress: the root's numbers for question q and the
+        store's and the cache's figures."""
+        return dict(
+            question=q,
+            root=self.cache.get(root),
+            nodes=self.cache.stored_counts()["nodes"],
+            db_bytes=self.cache.store.file_bytes(),
+            memory_bytes=self.cache.memory_bytes,
+            budget_bytes=self.cache.budget_bytes,
+        )

@@ -74,28 +74,41 @@ def minimax(spec, a, b):
 
 
 def inner_evaluator(game, budget, table_mb=8, **options):
-    """An inner solver as a Search's evaluator, with the settings the API gives the search
-    beside it (the base budget, the table's capacity): Search's keyword arguments."""
+    """An inner solver as a Search's evaluator, with what the API gives the search beside it
+    (the table's capacity, the base budget ``budget`` of its leaves): new_search's keyword
+    arguments."""
     from pndb.defaults import inner_table_capacity
     from pndb.inner import InnerSolver
 
     return dict(
-        evaluator=InnerSolver(game, table_mb, **options), base_budget=budget,
-        evaluator_capacity=inner_table_capacity(table_mb),
+        evaluator=InnerSolver(game, table_mb, **options), evaluator_capacity=inner_table_capacity(table_mb),
+        inner_nodes=budget,
     )  # fmt: skip
 
 
-def run_search(store, game, root, limits=None, inner=None, knowledge=True, scheme="follow"):
-    """The outer search of ``root`` on an open store, to the end or ``limits``: its Outcome.
-    ``inner``: inner_evaluator()'s settings (None: no evaluator); ``scheme``: how the
-    evaluator's budgets are given out (pndb.search.SCHEMES)."""
+def new_search(cache, game, evaluator=None, evaluator_capacity=None, search=None, **settings):
+    """A Search (or the subclass ``search``) of ``game`` on ``cache`` with ``evaluator`` (None:
+    none) whose table holds ``evaluator_capacity`` positions, and SolveSettings of ``settings``
+    (its fields: the limits, target, inner_nodes, inner_scheme, knowledge, ...)."""
+    from pndb.search import Search
+    from pndb.settings import SolveSettings
+    from pndb.values import INF
+
+    return (search or Search)(
+        cache, game, SolveSettings(**settings), evaluator=evaluator,
+        evaluator_capacity=INF if evaluator_capacity is None else evaluator_capacity,
+    )  # fmt: skip
+
+
+def run_search(store, game, root, inner=None, **settings):
+    """The outer search of ``root`` on an open store, to the end or the settings' limits: its
+    Outcome. ``inner``: inner_evaluator()'s arguments (None: no evaluator); ``settings``:
+    SolveSettings' fields, as new_search's."""
     from pndb.cache import NodeCache
-    from pndb.search import Limits, Search
 
     cache = NodeCache(store)
     try:
-        search = Search(cache, game, **(inner or {}), knowledge=knowledge, scheme=scheme)
-        return search.solve(root, limits or Limits())
+        return new_search(cache, game, **(inner or {}), **settings).solve(root)
     finally:
         cache.close()
 

@@ -24,7 +24,18 @@ from functools import cache
 import numpy as np
 import pytest
 import reference as R
-from conftest import REF_NAME, canonical, cli, inner_evaluator, key_of, minimax, ref, run_search, split_key
+from conftest import (
+    REF_NAME,
+    canonical,
+    cli,
+    inner_evaluator,
+    key_of,
+    minimax,
+    new_search,
+    ref,
+    run_search,
+    split_key,
+)
 from conftest import stones
 
 from pndb import values
@@ -35,7 +46,7 @@ from pndb.games.placement.notation import format_moves
 from pndb.games.placement.game import Position
 from pndb.inner import INF, InnerJob, InnerSolver
 from pndb.inner.knowledge import KNOWLEDGE_RARE, KNOWLEDGE_TRIAL
-from pndb.search import SCHEMES
+from pndb.defaults import SCHEMES
 from pndb.store import open_for_game
 from pndb.values import NO_MOVE, Certificate, Fact, good_for
 
@@ -738,7 +749,7 @@ def fresh_solve(tmp_path, game, a, b, inner_nodes, name, table_mb=16, scheme="fo
     root = key_of(*canonical(game, a, b))
     with open_for_game(path, game, writer=True) as store:
         inner = inner_evaluator(game, inner_nodes, table_mb) if inner_nodes else None
-        outcome = run_search(store, game, root, inner=inner, knowledge=False, scheme=scheme)
+        outcome = run_search(store, game, root, inner=inner, knowledge=False, inner_scheme=scheme)
     return outcome, path
 
 
@@ -828,7 +839,7 @@ def test_follow_scheme_selects_below_its_thresholds(tmp_path):
     searched with (the df-pn invariant over the outer tree), and the leaves are searched again
     (with those thresholds) as well as expanded."""
     from pndb.cache import NodeCache
-    from pndb.search import Limits, Search
+    from pndb.search import Search
 
     game = load_game("connect4:5x4")
     seen = {"revisits": 0, "selections": 0}
@@ -844,8 +855,8 @@ def test_follow_scheme_selects_below_its_thresholds(tmp_path):
 
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         cache = NodeCache(store)
-        search = Checked(cache, game, **inner_evaluator(game, 100, 4), knowledge=False)
-        outcome = search.solve(key_of(0, 0), Limits())
+        search = new_search(cache, game, **inner_evaluator(game, 100, 4), knowledge=False, search=Checked)
+        outcome = search.solve(key_of(0, 0))
         cache.close()
     assert outcome.solved and outcome.value.name == REF_NAME[minimax("connect4:5x4", 0, 0)]
     assert seen["revisits"] > 10 and search.expansions > 10, (seen, search.expansions)
@@ -855,7 +866,7 @@ def test_follow_scheme_revisits_continue_the_inner_search(tmp_path):
     """A leaf searched again and again (here never expanded) costs about one search of it in
     all, not the sum of its budgets: each visit continues in the inner table."""
     from pndb.cache import NodeCache
-    from pndb.search import Limits, Search
+    from pndb.search import Search
 
     game = load_game("connect4:4x5")
     ka, kb = start_key(game)
@@ -867,8 +878,9 @@ def test_follow_scheme_revisits_continue_the_inner_search(tmp_path):
 
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         cache = NodeCache(store)
-        search = NeverExpand(cache, game, **inner_evaluator(game, 1000, 64), knowledge=False)
-        outcome = search.solve(key_of(0, 0), Limits(target="first-wins"))
+        inner = inner_evaluator(game, 1000, 64)
+        search = new_search(cache, game, **inner, knowledge=False, target="first-wins", search=NeverExpand)
+        outcome = search.solve(key_of(0, 0))
         cache.close()
     assert outcome.solved and search.expansions == 0
     assert search.evaluator_nodes < need + need // 4, (search.evaluator_nodes, need)

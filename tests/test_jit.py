@@ -127,9 +127,9 @@ def test_inner_search_first():
 
 QUICK_SOLVE = """
 import sys, tempfile
-import pndb.search
+import pndb.monitor
 from pndb import api
-pndb.search.QUICK_SECONDS = {seconds}
+pndb.monitor.QUICK_SECONDS = {seconds}
 result = api.solve({spec!r}, db=tempfile.mkdtemp(), knowledge={knowledge})
 print(result.value.name, "numba" in sys.modules)
 """

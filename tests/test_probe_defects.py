@@ -221,15 +221,17 @@ def test_the_memory_minimum_fits_whatever_the_process_holds(tmp_path, monkeypatc
     table fit, even in a process holding gigabytes."""
     from pndb import api, cache
     from pndb.defaults import MIN_MEMORY_MB
+    from pndb.settings import SolveSettings
     from pndb.store import open_for_game
 
     monkeypatch.setattr(cache, "anonymous_memory_bytes", lambda: 8 << 30)
     game = load_game("qango6")
     with open_for_game(tmp_path / "q.lmdb", game, writer=True) as store:
-        search = api.make_search(store, game, 10_000, None, MIN_MEMORY_MB, quick=True)  # no inner yet
+        least = SolveSettings(memory_mb=MIN_MEMORY_MB)
+        search = api.make_search(store, game, least, quick=True)  # no evaluator yet
         search.cache.close()
         with pytest.raises(pndb.SettingsError):
-            api.make_search(store, game, 10_000, None, MIN_MEMORY_MB - 20, quick=True)
+            api.make_search(store, game, SolveSettings(memory_mb=MIN_MEMORY_MB - 20), quick=True)
 
 
 # ---------------------------------------------------------------- error messages, input files

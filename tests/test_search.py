@@ -30,6 +30,7 @@ from conftest import (
     first_moves,
     inner_evaluator,
     key_of,
+    new_search,
     ref,
     run_process,
     run_search,
@@ -37,6 +38,7 @@ from conftest import (
     wait_for_checkpoints,
 )
 
+import pndb
 from pndb.games import load_game
 from pndb.integrity import check_store
 from pndb.store import NODE, open_for_game
@@ -297,17 +299,16 @@ def test_search_runs_with_any_evaluator_and_owns_its_budgets(tmp_path, spec, sch
     capacity it was told; the nodes it counts are its jobs' work. With None it expands every
     leaf and counts no evaluator nodes."""
     from pndb.cache import NodeCache
-    from pndb.search import Limits, Search
 
     game = load_game(spec)
     want = REF_NAME[R.minimax(ref(spec), 0, 0)]
     evaluator = MinimaxEvaluator(game, spec, decide_from=4)
-    for name, settings in (("fake", dict(evaluator=evaluator, base_budget=50, evaluator_capacity=1024)),
+    for name, settings in (("fake", dict(evaluator=evaluator, inner_nodes=50, evaluator_capacity=1024)),
                            ("none", dict(evaluator=None))):  # fmt: skip
         with open_for_game(tmp_path / name, game, writer=True) as store:
             cache = NodeCache(store)
-            search = Search(cache, game, **settings, knowledge=False, scheme=scheme)
-            outcome = search.solve(key_of(0, 0), Limits())
+            search = new_search(cache, game, **settings, knowledge=False, inner_scheme=scheme)
+            outcome = search.solve(key_of(0, 0))
             cache.close()
             assert outcome.solved and outcome.value.name == want, (name, outcome)
             assert check_store(store, game).problems == [], name
@@ -327,6 +328,38 @@ def test_search_runs_with_any_evaluator_and_owns_its_budgets(tmp_path, spec, sch
     assert (scheme == "follow") == any(job.th_pn < INF or job.th_dn < INF for job in jobs)
     assert any(len(job.keys) > 1 and (job.stop_on_proof or job.stop_on_disproof) for job in jobs)
     assert any(job.budget > 50 for job in jobs) == (scheme == "follow")
+
+
+def test_a_solve_gets_its_evaluator_from_the_games_family(tmp_path, monkeypatch):
+    """The API makes a solve's evaluator with the factory its family names (Family.evaluator),
+    given the game, the settings and the memory split; a family with none (evaluator None, as a
+    new family starts) and --inner-nodes 0 alike solve with the outer search alone."""
+    from pndb.games import registry
+
+    spec = "mnk:4,4,3"
+    game = load_game(spec)
+    made = []
+
+    def factory(board_game, settings, memory):
+        made.append((board_game, settings, memory))
+        return MinimaxEvaluator(board_game, spec, decide_from=6)
+
+    placement = registry.FAMILIES[game.family]
+    monkeypatch.setitem(registry.FAMILIES, game.family, placement._replace(evaluator=factory))
+    r = pndb.solve(spec, db=tmp_path / "a", inner_nodes=77, inner_mb=10, knowledge=False)
+    assert r.solved and r.value.name == REF_NAME[R.minimax(ref(spec), 0, 0)]
+    ((board_game, settings, memory),) = made
+    assert board_game is game and settings.inner_nodes == 77 and not settings.knowledge
+    assert memory.inner_mb == 10 and memory.budget_mb == settings.memory_mb
+    assert status_json(tmp_path / "a")["inner_nodes"] > 0
+
+    monkeypatch.setitem(registry.FAMILIES, game.family, placement._replace(evaluator=None))
+    for name, options in (("b", {}), ("c", {"inner_nodes": 0})):
+        r = pndb.solve(spec, db=tmp_path / name, knowledge=False, **options)
+        assert r.solved and status_json(tmp_path / name)["inner_nodes"] == 0, name
+    monkeypatch.setitem(registry.FAMILIES, game.family, placement._replace(evaluator=factory))
+    pndb.solve(spec, db=tmp_path / "d", inner_nodes=0)
+    assert len(made) == 1  # --inner-nodes 0: the factory is not called
 
 
 # ------------------------------------------------------------------ the commands

@@ -8,7 +8,6 @@ from conftest import PNDB, first_moves, inner_evaluator, key_of, run_search
 import pndb.store as store_mod
 from pndb.games import load_game
 from pndb.integrity import check_store
-from pndb.search import Limits
 from pndb.store import open_for_game
 
 
@@ -33,7 +32,7 @@ def test_a_reader_sees_the_last_checkpoint_while_a_writer_is_open(tmp_path):
     game = load_game("tictactoe")
     path = tmp_path / "t.lmdb"
     with open_for_game(path, game, writer=True) as writer:
-        run_search(writer, game, key_of(0, 0), Limits(max_nodes=5))
+        run_search(writer, game, key_of(0, 0), max_nodes=5)
         with writer.view() as view:
             nodes = view.counts()["nodes"]
         run = subprocess.run([PNDB, "status", "--json", str(path)], capture_output=True, text=True)

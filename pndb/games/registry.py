@@ -3,9 +3,9 @@ and what `pndb games` lists.
 
 A spec is ``NAME`` or ``NAME:ARG``. Each kind names its :class:`Family` (the package that
 implements the game-family interface), a builder ``build(arg, spec)``, aliases, a help line and
-the specs it lists; the family turns stored rules into its game and says how a position is
-written into a database's or a book's metadata. Adding a game family is one package plus a
-Family and its kinds here (docs/architecture.md).
+the specs it lists; the family turns stored rules into its game, says how a position is
+written into a database's or a book's metadata, and makes the evaluator of a solve's leaves.
+Adding a game family is one package plus a Family and its kinds here (docs/architecture.md).
 """
 
 from collections.abc import Callable
@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from pndb.games.errors import GameError, shown
 from pndb.games.placement import builtins, rules
+from pndb.games.placement.evaluator import inner_solver
 from pndb.games.placement.game import CODEC
 
 
@@ -20,6 +21,9 @@ class Family(NamedTuple):
     name: str
     from_rules: Callable  # (rules data, spec) -> game: the rules a database or a book stores
     codec: object  # fields(pos) -> JSON-ready dict; position(fields) -> pos or GameError
+    # (game, settings.SolveSettings, settings.MemorySplit) -> a contracts.Evaluator of the
+    # solve's leaves; None: the family has none (the outer search expands every leaf)
+    evaluator: Callable | None
 
 
 class GameKind(NamedTuple):
@@ -34,7 +38,7 @@ class GameKind(NamedTuple):
     from_rules: Callable | None = None  # (rules data, spec) -> game, when not the family's
 
 
-PLACEMENT = Family("placement", rules.game_from_rules, CODEC)
+PLACEMENT = Family("placement", rules.game_from_rules, CODEC, inner_solver)
 
 
 def build_mnk(arg, spec):

@@ -266,7 +266,7 @@ def new_sequence_work():
 def default_threat_depth():
     """THREAT_DEPTH, or the environment's PNDB_THREAT_DEPTH (0 turns threat sequences off); a
     SettingsError for anything but a whole number from 0 to MAX_THREAT_DEPTH. Here, not beside
-    the inner solver, so that a solve checks it before numba is loaded (pndb.api.check_settings)."""
+    the inner solver, so that a solve checks it before numba is loaded (pndb.api.checked_game)."""
     text = os.environ.get("PNDB_THREAT_DEPTH", "").strip()
     if not text:
         return THREAT_DEPTH
