@@ -68,7 +68,12 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
     family's, evaluator_factory) the inner table's. In a graph-keyed store the outer search sees
     the game through graph keys (its table the node cache, written with each checkpoint); the
     evaluator keeps board keys. ``quick``: a quick start (see quick_start), the evaluator made
-    once it is over. ``announce()`` is called before the evaluator is made (compile_announcer)."""
+    once it is over. ``announce()`` is called before the evaluator is made (compile_announcer).
+    With settings.parallel, the leaves are searched by a pool (pndb.workers: worker processes;
+    pndb.cluster: Ray actors), each worker with the family's evaluator and a share of the inner
+    table: from the start with workers_at_once or a cluster, else once the solve has run a few
+    seconds (monitor.POOL_SECONDS) with the evaluator in this process. The caller closes the
+    search's pool."""
     from pndb.cache import NodeCache, anonymous_memory_bytes
     from pndb.search import Search
 
@@ -83,13 +88,31 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
         jit.interpret(False)  # a compiled evaluator calls the game's compiled kernels
         return factory(board_game, settings, memory)
 
+    def new_pool(board_game=game):
+        from pndb import jit
+        from pndb.workers import EvaluatorSpec, WorkerPool
+
+        announce()
+        start = board_game.key(board_game.parse_moves("")[0])
+        spec = EvaluatorSpec(board_game.spec, board_game.rules_data(), settings, memory, start)
+        if settings.cluster is not None:
+            from pndb.cluster import ClusterPool
+
+            return ClusterPool(spec, settings.cluster, settings.workers if settings.workers > 1 else None)
+        cold = jit.first_compile(board_game) is not None  # one worker compiles, then the others start
+        return WorkerPool(spec, settings.workers, stagger=cold)
+
+    parallel = factory is not None and settings.parallel
+    at_once = parallel and settings.pool_at_once
+    serial = factory is not None and not at_once
     if store.graph_keyed:
         from pndb.games.placement.graphkey import GraphKeyedGame
 
         game = GraphKeyedGame(game, cache)
     return Search(
-        cache, game, settings, evaluator=new_evaluator() if factory and not quick else None,
-        start_evaluator=new_evaluator if factory and quick else None,
+        cache, game, settings, evaluator=new_evaluator() if serial and not quick else None,
+        start_evaluator=new_evaluator if serial and quick else None,
+        pool=new_pool() if at_once else None, start_pool=new_pool if parallel and not at_once else None,
         evaluator_capacity=memory.evaluator_capacity,
     )  # fmt: skip
 
@@ -125,12 +148,13 @@ def quick_start(game, settings):
     kernels run as Python, so that numba is not loaded unless the solve goes on (pairings
     decide tictactoe in 49 expansions, in less time than loading numba takes). Not under
     gravity (an interpreted expansion of Connect Four takes some 12 ms, Allis' rules in Python,
-    and even 4x4 needs thousands), nor where numba is loaded already or there is no
-    evaluator to wait for. Kernels are compiled again after."""
+    and even 4x4 needs thousands), nor where numba is loaded already, there is no evaluator
+    to wait for or workers search from the start. Kernels are compiled again after."""
     from pndb import jit
 
     small = game.ncells <= QUICK_CELLS and not game.gravity
     quick = small and evaluator_factory(game, settings) is not None and not jit.loaded()
+    quick = quick and not (settings.parallel and settings.pool_at_once)
     if quick:
         jit.interpret()
     try:
@@ -157,6 +181,9 @@ def solve(
     inner_scheme=DEFAULT_INNER_SCHEME,
     graph_keys=False,
     on_compile=None,
+    workers=1,
+    workers_at_once=True,
+    cluster=None,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
     ``db`` (default db/<game>.lmdb), resuming what it holds, with at most ``memory_mb`` of
@@ -167,11 +194,16 @@ def solve(
     by graph keys (pndb.games.placement.graphkey; games without gravity), merging positions whose
     remaining games are isomorphic; a database keeps the keys it was created with.
     ``on_compile(seconds)`` is called before the solve compiles kernels a cold cache lacks
-    (compile_announcer); the solve's seconds leave compiling out."""
+    (compile_announcer); the solve's seconds leave compiling out. ``workers``: processes that
+    search leaves in parallel (pndb.workers; 1: the search in this process alone), from the
+    start with ``workers_at_once``, else once the solve has run a few seconds. ``cluster``: the
+    address of a Ray cluster whose actors search the leaves instead (pndb.cluster; ``local``
+    starts one here)."""
     settings = SolveSettings(
         max_seconds=max_seconds, max_nodes=max_nodes, target=target, inner_nodes=inner_nodes,
         inner_scheme=inner_scheme, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
-        checkpoint_seconds=checkpoint_seconds,
+        checkpoint_seconds=checkpoint_seconds, workers=workers, workers_at_once=workers_at_once,
+        cluster=cluster,
     )  # fmt: skip
     g = checked_game(game, db, settings, graph_keys)
     pos, cells = g.parse_moves(moves)
@@ -194,6 +226,8 @@ def solve(
             root = search.game.key(pos)  # a graph-keyed root enters the table it is read from
             outcome = search.solve(root, should_stop, on_progress)
         finally:
+            if search.pool is not None:
+                search.pool.close()
             search.cache.close()
         best = best_moves(store, g, pos, outcome.value) if outcome.solved and outcome.value.exact else []
     return SolveResult(

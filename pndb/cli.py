@@ -27,6 +27,7 @@ from pndb.defaults import (
 )
 
 MAX_INNER_NODES = 1 << 40
+MAX_WORKERS = 1024
 MAX_ERROR_CHARS = 300
 MIN_WORD_CHARS = 40  # an error message's words are cut to no fewer characters than this
 
@@ -87,16 +88,24 @@ def physical_mb():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
 
 
+def cores():
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
 def user_errors():
     """The exceptions that are the user's input, not a defect: one line, exit 2."""
     import lmdb
 
     from pndb.api import SettingsError
     from pndb.book import BookError, ExportError
+    from pndb.cluster import ClusterError
     from pndb.games import GameError, MoveError
     from pndb.store import StoreError
+    from pndb.workers import WorkerError
 
-    return (GameError, MoveError, StoreError, BookError, ExportError, SettingsError), lmdb.Error
+    errors = (GameError, MoveError, StoreError, BookError, ExportError, SettingsError, ClusterError, WorkerError)
+    return errors, lmdb.Error
 
 
 class Cli(click.Group):
@@ -223,9 +232,21 @@ def report_progress(p):
     click.echo(
         f"[{p.seconds:7.1f}s] {QUESTIONS[p.question]} root pn {pn} dn {dn}  nodes {p.nodes}  "
         f"{rate:.{1 if rate < 10 else 0}f} expansions/s  db {p.db_bytes / 1e6:.1f} MB  "
-        f"memory {p.memory_bytes / 2**20:.0f} of {p.budget_bytes / 2**20:.0f} MB",
+        f"memory {p.memory_bytes / 2**20:.0f} of {p.budget_bytes / 2**20:.0f} MB" + workers_text(p),
         err=True,
     )
+
+
+def workers_text(p):
+    """What a progress line says of the workers: jobs in flight, each worker's nodes per
+    second and the share of its time it waited for a job."""
+    if not p.workers:
+        return ""
+    rates = " ".join(
+        f"{w.nodes / max(w.seconds, 1e-9) / 1e3:.0f}k/s idle {1 - w.busy_seconds / max(w.seconds, 1e-9):.0%}"
+        for w in p.workers
+    )
+    return f"  jobs {p.jobs} in flight  workers: {rates}"
 
 
 class ProgressShown:
@@ -382,6 +403,18 @@ def stop_on_signals():
     "are isomorphic share one node, beyond board symmetry. Needs pynauty; a database keeps the keys it "
     "was created with.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=MAX_WORKERS),
+    help="Processes that search leaves in parallel, from the start [default: one per core, once the solve "
+    "has run a few seconds]; 1: this process alone.",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Search leaves on the Ray cluster at ADDRESS (as ray.init takes it; 'local': start one here), "
+    "one worker per CPU unless --workers says otherwise. Needs pip install 'pndb[cluster]'.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def solve(
     game,
@@ -398,6 +431,8 @@ def solve(
     checkpoint_seconds,
     positions,
     graph_keys,
+    workers,
+    cluster,
     quiet,
 ):
     """Solve GAME (from the position after --moves) with proof-number search.
@@ -423,11 +458,19 @@ def solve(
         on_compile=report_compile,
     )  # fmt: skip
     if positions:
+        if workers is not None or cluster is not None:
+            fail("--workers and --cluster apply to one position's solve, not to --positions")
         solve_positions(g, positions, db, options)
         return
+    if cluster is not None:
+        parallel = dict(workers=workers or 1, cluster=cluster)
+    elif workers:
+        parallel = dict(workers=workers, workers_at_once=True)
+    else:
+        parallel = dict(workers=cores(), workers_at_once=False)
     with stop_on_signals() as should_stop:
         r = api.solve(g, db=db, moves=moves, should_stop=should_stop,
-                      on_progress=None if quiet else report_progress, **options)  # fmt: skip
+                      on_progress=None if quiet else report_progress, **options, **parallel)  # fmt: skip
     where = f" after {r.start_moves}" if r.start_moves else ""
     if r.solved:
         click.echo(f"{g.spec}{where}: {r.value.text} ({r.value.name})")

@@ -42,6 +42,7 @@ COUNTERS = ("checkpoints", "seconds", "expansions", "inner_nodes")
 GROWTH = 4  # follow scheme: a leaf's work before expansion grows by the base budget every GROWTH expansions
 MAX_WORK = (1 << 32) - 1  # a node's work is stored in 32 bits
 CHILDREN_MEMO = 1024  # positions whose children a Search keeps at hand (the least recently used go)
+WAIT_SECONDS = 0.05  # with a pool: the longest wait for a job before should_stop() and the clocks are seen to
 FACTS = {(q, proven): Fact(q, proven) for q in (0, 1) for proven in (False, True)}
 
 
@@ -59,6 +60,13 @@ def rare_collections():
     finally:
         gc.set_threshold(*old)
         gc.unfreeze()
+
+
+class Flight(NamedTuple):
+    """A job in flight: the leaves it searches (node keys) and its question."""
+
+    keys: tuple
+    question: int
 
 
 class Outcome(NamedTuple):
@@ -86,6 +94,10 @@ class Search:
     # checkpoint interval (these two the monitor's)
     settings: SolveSettings = SolveSettings()
     evaluator: object = None  # a contracts.Evaluator that searches new leaves, or None
+    pool: object = None  # or a workers.WorkerPool: leaves searched in parallel (step_parallel)
+    # a pool made by this function once the monitor says (Monitor.pool_start_due: a solve that
+    # ends sooner is not worth starting processes for); the evaluator is dropped then
+    start_pool: object = None
     # a quick start: no evaluator for the monitor's first moment (Monitor.quick_start_over),
     # then this function's (a small game may be solved sooner than numba and the inner solver load)
     start_evaluator: object = None
@@ -108,6 +120,8 @@ class Search:
         self.children = functools.lru_cache(maxsize=CHILDREN_MEMO)(self.children_of)
         if self.monitor is None:
             self.monitor = Monitor(self.settings)
+        self.flight = {}  # with a pool: ticket -> Flight, the jobs in flight
+        self.busy = set()  # ... and the leaves they search
 
     def children_of(self, key):
         return self.game.children(self.game.position(key))
@@ -131,10 +145,28 @@ class Search:
 
     # ------------------------------------------------------------ the steps
 
-    def select(self, root, q):
+    def select(self, root, q, busy=frozenset()):
         """A most-proving leaf for question q (min pn where the first player moves, min dn else)
         and its thresholds (th_pn, th_dn): the leaf stays most-proving while its pn < th_pn and
-        its dn < th_dn, up to the 1+eps slack df-pn gives (INF: no threshold)."""
+        its dn < th_dn, up to the 1+eps slack df-pn gives (INF: no threshold).
+
+        With ``busy`` (the leaves whose jobs are in flight), a most-proving leaf among the others:
+        a busy leaf counts as hopeless for selection alone (a virtual loss: nothing virtual is
+        stored), and so does a node all of whose open children are; None when every path from
+        the root ends in a busy leaf."""
+        if not busy:
+            return self.descend(root, q, ())
+        if root in busy:
+            return None
+        blocked = set(busy)
+        while True:
+            picked = self.descend(root, q, blocked)
+            if picked is not None or root in blocked:
+                return picked
+
+    def descend(self, root, q, blocked):
+        """select()'s walk from the root, avoiding the children in ``blocked``; a node whose
+        children are all blocked (or hopeless) is added to it, and None returned."""
         key = root
         rec = self.cache.get(key)
         th_pn = th_dn = INF
@@ -144,8 +176,12 @@ class Search:
             first = self.first(key)
             near, far = (Node.pn, Node.dn) if first else (Node.dn, Node.pn)
             th_near, th_far = (th_pn, th_dn) if first else (th_dn, th_pn)
-            i = min(range(len(keys)), key=lambda j: near(recs[j], q))  # the first of equals: move order
-            second = min((near(recs[j], q) for j in range(len(keys)) if j != i), default=INF)
+            open_ = [j for j in range(len(keys)) if keys[j] not in blocked] if blocked else range(len(keys))
+            i = min(open_, key=lambda j: near(recs[j], q), default=None)  # the first of equals: move order
+            if blocked and (i is None or near(recs[i], q) >= INF):
+                blocked.add(key)
+                return None
+            second = min((near(recs[j], q) for j in open_ if j != i), default=INF)
             if second < INF:
                 th_near = min(th_near, int(second * (1.0 + EPS)) + 1)
             if th_far < INF:
@@ -156,6 +192,13 @@ class Search:
 
     def expand(self, key, q):
         """Create the children of a leaf, link them, evaluate the new ones, recompute the leaf."""
+        fresh = self.add_children(key, q)
+        if fresh and self.evaluator is not None:
+            self.evaluate(fresh, q, self.settings.inner_nodes, **self.first_search(key))
+        self.recompute(key)
+
+    def add_children(self, key, q):
+        """Create and link the children of a leaf; the new ones that q's answer needs searched."""
         keys, _, statuses = self.children(key)
         fresh = []
         for k, st in zip(keys, statuses):
@@ -168,20 +211,31 @@ class Search:
                 else:
                     self.cache.put(k, Node.terminal_of(st))
             self.cache.link(k, key)
-        first = self.first(key)
-        if fresh and self.evaluator is not None:
-            # one proven child proves a first-player node, one disproven child disproves a
-            # second-player node: the other children need no search for this question
-            budget = self.settings.inner_nodes
-            self.evaluate(fresh, q, budget, stop_on_proof=first, stop_on_disproof=not first)
-        own = self.cache.get(key)
-        self.cache.put(key, combine(first, own, [self.cache.get(k) for k in keys]))
         self.expansions += 1
+        return fresh
+
+    def first_search(self, key):
+        """The stop conditions of the first search of an expanded node's new children: one
+        proven child proves a first-player node, one disproven child disproves a second-player
+        node, and the other children need no search for this question."""
+        first = self.first(key)
+        return {"stop_on_proof": first, "stop_on_disproof": not first}
+
+    def recompute(self, key):
+        """A node's record from its children's."""
+        own = self.cache.get(key)
+        self.cache.put(key, combine(self.first(key), own, [self.cache.get(k) for k in self.children(key).keys]))
 
     def evaluate(self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF):
         """Search each leaf with the evaluator for question q (one job, ``budget`` nodes a leaf,
         each only while its numbers are below the thresholds); keep its proofs."""
-        job = LeafJob(
+        job = self.job(keys, q, budget, stop_on_proof, stop_on_disproof, th_pn, th_dn)
+        (result,) = self.evaluator.evaluate([job], self.monitor.should_stop)
+        self.merge(keys, q, result)
+
+    def job(self, keys, q, budget, stop_on_proof=False, stop_on_disproof=False, th_pn=INF, th_dn=INF):
+        """The LeafJob that searches the leaves ``keys``."""
+        return LeafJob(
             keys=tuple(self.game.evaluator_key(k) for k in keys),
             question=q,
             budget=budget,
@@ -190,7 +244,10 @@ class Search:
             stop_on_proof=stop_on_proof,
             stop_on_disproof=stop_on_disproof,
         )
-        (result,) = self.evaluator.evaluate([job], self.monitor.should_stop)
+
+    def merge(self, keys, q, result):
+        """A job's LeafResult into the leaves ``keys`` it searched (a prefix of them) and the
+        proof table."""
         self.evaluator_nodes += result.nodes
         for key, pn, dn, work, subtree in zip(keys, result.pn, result.dn, result.work, result.subtree):
             rec = self.cache.get(key)
@@ -235,8 +292,8 @@ class Search:
                 return
         self.cache.add_certificate(key, cert)
 
-    def update(self, start):
-        """Push the change at ``start`` to every ancestor, in the game's topological order."""
+    def update(self, *starts):
+        """Push the changes at ``starts`` to every ancestor, in the game's topological order."""
         heap = []
         queued = set()
 
@@ -246,7 +303,8 @@ class Search:
                     queued.add(p)
                     heapq.heappush(heap, (-self.game.rank(self.game.position(p)), p))
 
-        push_parents(start)
+        for start in starts:
+            push_parents(start)
         while heap:
             _, key = heapq.heappop(heap)
             old = self.cache.get(key)
@@ -274,11 +332,15 @@ class Search:
         elif not rec.evaluated(q):
             self.evaluate([leaf], q, self.settings.inner_nodes)
         elif self.settings.inner_scheme == "follow" and rec.work < self.expand_work():
-            budget = max(self.settings.inner_nodes, min(rec.work, self.expand_work() - rec.work))
-            self.evaluate([leaf], q, budget, th_pn=th_pn, th_dn=th_dn)
+            self.evaluate([leaf], q, self.follow_budget(rec), th_pn=th_pn, th_dn=th_dn)
         else:
             self.expand(leaf, q)
         self.update(leaf)
+
+    def follow_budget(self, rec):
+        """The follow scheme's budget for a leaf searched again: as much as was spent below it
+        so far (the budgets double from visit to visit), within expand_work()."""
+        return max(self.settings.inner_nodes, min(rec.work, self.expand_work() - rec.work))
 
     def expand_work(self):
         """The follow scheme's work below a leaf before it is expanded: the base budget times
@@ -288,6 +350,52 @@ class Search:
         base = self.settings.inner_nodes
         tree = self.stored["expansions"] + self.expansions  # earlier runs' and this one's
         return max(base, min(base * (tree // GROWTH), self.evaluator_capacity // 2))
+
+    # ------------------------------------------------------------ jobs in flight (a pool)
+
+    def step_parallel(self, root, q):
+        """One round with a pool of workers (pndb.workers): give them jobs for leaves not in
+        flight, as step() would for the leaf select() picks among the others, then merge what
+        comes back within a moment. Expansions happen here, between jobs; the first search of
+        an expansion's new children is one job, as in step()."""
+        base = self.settings.inner_nodes
+        while self.pool.room() > 0 and not self.cache.get(root).decided(q):
+            picked = self.select(root, q, self.busy)
+            if picked is None:
+                break
+            leaf, th_pn, th_dn = picked
+            rec = self.cache.get(leaf)
+            if not rec.evaluated(q):
+                self.submit([leaf], q, leaf, base)
+            elif self.settings.inner_scheme == "follow" and rec.work < self.expand_work():
+                self.submit([leaf], q, leaf, self.follow_budget(rec), th_pn=th_pn, th_dn=th_dn)
+            else:
+                fresh = self.add_children(leaf, q)
+                if fresh:
+                    self.submit(fresh, q, leaf, base, **self.first_search(leaf))
+                self.recompute(leaf)
+                self.update(leaf)
+        if self.flight:
+            self.collect(WAIT_SECONDS)
+
+    def submit(self, keys, q, home, budget, **job):
+        """Send the job that searches the leaves ``keys`` to the pool (to the worker of ``home``
+        where it can); they are busy until it comes back."""
+        ticket = self.pool.submit(self.job(keys, q, budget, **job), home, keys)
+        self.flight[ticket] = Flight(tuple(keys), q)
+        self.busy.update(keys)
+
+    def collect(self, timeout):
+        """Merge the jobs that come back within ``timeout`` seconds. A job whose worker died
+        comes back empty: its leaves are free to be selected again. A leaf decided meanwhile
+        (through another path) takes the job's facts as well: they agree, both being proofs."""
+        for done in self.pool.wait(timeout):
+            flight = self.flight.pop(done.ticket)
+            self.busy.difference_update(flight.keys)
+            if done.result is not None:
+                searched = flight.keys[: len(done.result.pn)]
+                self.merge(searched, flight.question, done.result)
+                self.update(*searched)
 
     # ------------------------------------------------------------ the solve loop
 
@@ -301,6 +409,7 @@ class Search:
             "inner_nodes": self.stored["inner_nodes"] + self.evaluator_nodes,
             "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
             "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
+            "workers": self.pool.size if self.pool is not None else 1,  # of the last solve
         })  # fmt: skip
         self.monitor.checkpointed()
 
@@ -328,7 +437,12 @@ class Search:
                     break
                 if self.start_evaluator is not None and monitor.quick_start_over(self.expansions):
                     self.evaluator, self.start_evaluator = self.start_evaluator(), None
-                self.step(root, q)
+                if self.start_pool is not None and monitor.pool_start_due():
+                    self.pool, self.start_pool, self.evaluator = self.start_pool(), None, None
+                if self.pool is not None:
+                    self.step_parallel(root, q)
+                else:
+                    self.step(root, q)
                 if monitor.checkpoint_due():
                     self.checkpoint()
                 monitor.report(self.expansions, lambda: self.figures(root, q))  # noqa: B023  (called at once)
@@ -349,4 +463,6 @@ class Search:
             db_bytes=self.cache.store.file_bytes(),
             memory_bytes=self.cache.memory_bytes,
             budget_bytes=self.cache.budget_bytes,
+            jobs=len(self.flight),
+            workers=tuple(self.pool.stats()) if self.pool is not None else (),
         )

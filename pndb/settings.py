@@ -37,6 +37,7 @@ class MemorySplit(NamedTuple):
     inner_mb: int  # the inner table (0: no evaluator)
     slack_mb: int  # a checkpoint's write buffers, the update heap, Python's garbage
     cache_mb: float  # the node cache: the rest
+    workers: int = 1  # the evaluators that share the inner table's part (one each: a share of it)
 
     @property
     def budget_bytes(self):
@@ -49,8 +50,8 @@ class MemorySplit(NamedTuple):
 
     @property
     def table_mb(self):
-        """The inner table's megabytes as its evaluator is given them (at least 1)."""
-        return max(1, self.inner_mb)
+        """The inner table's megabytes as each evaluator is given them (at least 1)."""
+        return max(1, self.inner_mb // self.workers)
 
     @property
     def evaluator_capacity(self):
@@ -71,6 +72,9 @@ class SolveSettings:
     memory_mb: int = DEFAULT_MEMORY_MB  # the whole solve's memory budget
     knowledge: bool = True  # decide positions by the game's certificates where it can
     checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS  # how often the search commits its work
+    workers: int = 1  # processes that search leaves (pndb.workers); 1: this process alone
+    workers_at_once: bool = True  # from the start; else once the solve has run a few seconds
+    cluster: str | None = None  # a Ray cluster's address (pndb.cluster): its actors search leaves
 
     def __post_init__(self):
         for name, kind, least, optional in (
@@ -80,6 +84,7 @@ class SolveSettings:
             ("inner_mb", Integral, 1, True),
             ("memory_mb", Integral, 1, False),
             ("checkpoint_seconds", Real, 0, False),
+            ("workers", Integral, 1, False),
         ):
             value = getattr(self, name)
             if value is None and optional:
@@ -89,10 +94,22 @@ class SolveSettings:
                 what = "a whole number" if kind is Integral else "a finite number"
                 none = " or None" if optional else ""
                 raise SettingsError(f"{name} must be {what} >= {least}{none}, not {shown(repr(value))}")
+        if self.cluster is not None and not (isinstance(self.cluster, str) and self.cluster):
+            raise SettingsError(f"cluster must be a cluster's address (or None), not {shown(repr(self.cluster))}")
         for name, known in (("target", TARGETS), ("inner_scheme", SCHEMES)):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in known:
                 raise SettingsError(f"{name} must be one of {', '.join(known)}, not {shown(repr(value))}")
+
+    @property
+    def parallel(self):
+        """Whether leaves are searched by a pool (workers, or a cluster)."""
+        return self.workers > 1 or self.cluster is not None
+
+    @property
+    def pool_at_once(self):
+        """Whether the pool searches from the start (a cluster always does)."""
+        return self.workers_at_once or self.cluster is not None
 
     def memory(self, evaluated, held_bytes):
         """The split of memory_mb for a solve with an evaluator (``evaluated``) or without (no
@@ -108,4 +125,4 @@ class SolveSettings:
             need = int(held_mb + inner_mb + SLACK_MB + MIN_CACHE_MB) + 1
             need = f"this solve needs at least {need} MB"
             raise SettingsError(f"a memory budget of {self.memory_mb} MB is too small here: {need}")
-        return MemorySplit(self.memory_mb, held_mb, inner_mb, SLACK_MB, cache_mb)
+        return MemorySplit(self.memory_mb, held_mb, inner_mb, SLACK_MB, cache_mb, self.workers)

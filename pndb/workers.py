@@ -1,0 +1,273 @@
+"""Worker processes that search a solve's leaves in parallel (job-level PN search).
+
+The process that owns the database and the outer DAG sends contracts.LeafJobs to workers and
+merges their LeafResults as they come back (search.Search, with a pool). Each worker is a
+process of its own, started fresh (spawn: no LMDB environment or numba state crosses a fork),
+that makes its game from the rules the database stores and its own evaluator, so its own inner
+table. Workers hold nothing a solve needs: the database has it all, so a solve resumes without
+them, and a worker that dies costs only its job (the pool starts another in its place).
+
+Routing keeps the follow scheme's "continue what the table holds" paying: a job names the leaf
+whose searches it continues (``home``: the leaf itself, or for the children of an expanded leaf
+that leaf), and goes to the worker that last searched it when that worker has room; otherwise
+to the worker with the fewest jobs. Each worker holds up to DEPTH jobs, so that it never waits
+for the owner between two.
+"""
+
+import multiprocessing
+import signal
+import time
+from collections import OrderedDict
+from multiprocessing.connection import wait
+from typing import NamedTuple
+
+DEPTH = 2  # jobs a worker holds: the one it runs and the next
+HOMES = 1 << 20  # leaves whose worker the pool remembers (the least recently used are forgotten)
+MAX_DEATHS = 8  # workers that may die in one solve before the pool gives up
+
+
+class WorkerError(RuntimeError):
+    """A worker's evaluator failed (not a worker killed: that costs only its job)."""
+
+
+class Done(NamedTuple):
+    """A job that came back: its ticket, its result (None: its worker died, the job is lost)."""
+
+    ticket: int
+    result: object  # a contracts.LeafResult, or None
+    worker: int
+
+
+class WorkerStats(NamedTuple):
+    """What one worker has done in this solve."""
+
+    jobs: int
+    nodes: int
+    busy_seconds: float  # running jobs, as the worker measured it
+    seconds: float  # since it started
+
+
+class EvaluatorSpec(NamedTuple):
+    """What a worker needs to make its evaluator: the game as stored (spec and rules data) and
+    the evaluator's settings. Plain data: it crosses into a new process."""
+
+    spec: str
+    rules: dict
+    settings: object  # settings.SolveSettings
+    memory: object  # settings.MemorySplit: each evaluator's table is its table_mb
+    warm_key: bytes  # the evaluator key of a position a throwaway evaluator searches first (warm_up)
+
+
+def make_evaluator(spec, memory=None):
+    """The evaluator an EvaluatorSpec describes (in the worker's process): its game family's
+    (Family.evaluator), with ``memory`` in place of the spec's where given."""
+    from pndb import jit
+    from pndb.games import family_of, game_from_rules
+
+    jit.interpret(False)
+    game = game_from_rules(spec.rules, spec.spec)
+    return family_of(game).evaluator(game, spec.settings, memory or spec.memory)
+
+
+def warm_up(spec):
+    """Compile (or load from the cache) the evaluator's kernels before the first job: a
+    throwaway evaluator with a small table searches ``spec.warm_key`` for a node. Not the real
+    one: an evaluator hands each proof out once, and this result is not stored."""
+    from pndb.contracts import LeafJob
+
+    small = spec.memory._replace(inner_mb=1, workers=1)
+    make_evaluator(spec, small).evaluate([LeafJob(keys=(spec.warm_key,), question=0, budget=1)])
+
+
+def worker_main(conn, spec):
+    """A worker's life: make the evaluator, then run each job that comes until told to stop
+    (None) or the owner is gone. Ctrl-C is the owner's to handle: the whole process group gets
+    it, and the owner stops the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        warm_up(spec)
+        evaluator = make_evaluator(spec)
+        conn.send(("ready",))
+        while True:
+            message = conn.recv()
+            if message is None:
+                return
+            ticket, job = message
+            started = time.monotonic()
+            (result,) = evaluator.evaluate([job])
+            conn.send(("done", ticket, result, time.monotonic() - started))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        return  # the owner has gone
+    except Exception as e:  # the evaluator's own failure: the owner reports it
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+
+
+class Router:
+    """Where a job goes: to the worker that last searched its ``home`` (the leaf it continues,
+    or the expanded leaf whose children it searches) when that worker has room, else to the
+    least loaded; that worker becomes the home of the job's leaves."""
+
+    def __init__(self):
+        self.homes = OrderedDict()  # leaf key -> index of the worker that last searched it
+
+    def choose(self, home, keys, loads):
+        """The index of the worker for a job, given each worker's jobs in flight."""
+        index = self.homes.get(home)
+        if index is None or index >= len(loads) or loads[index] >= DEPTH:
+            index = min(range(len(loads)), key=loads.__getitem__)
+        for key in (home, *keys):
+            self.homes[key] = index
+            self.homes.move_to_end(key)
+        while len(self.homes) > HOMES:
+            self.homes.popitem(last=False)
+        return index
+
+
+class Worker:
+    """The owner's side of one worker process."""
+
+    def __init__(self, context, spec, index):
+        self.index = index
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=worker_main, args=(child, spec), daemon=True)
+        self.process.start()
+        child.close()
+        self.jobs = {}  # ticket -> job, in flight
+        self.done_jobs = self.nodes = 0
+        self.busy_seconds = 0.0
+        self.started = time.monotonic()
+
+    def send(self, ticket, job):
+        """Send a job; to a worker that has died, the job is lost when its death is seen."""
+        self.jobs[ticket] = job
+        try:
+            self.conn.send((ticket, job))
+        except OSError:  # a broken pipe: the worker has died (receive() finds it)
+            pass
+
+    def stats(self):
+        return WorkerStats(self.done_jobs, self.nodes, self.busy_seconds, time.monotonic() - self.started)
+
+    def ask_to_stop(self):
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+
+    def stop(self, deadline):
+        """Wait for the process to end until ``deadline`` (time.monotonic()), then kill it."""
+        self.process.join(timeout=max(0.0, deadline - time.monotonic()))
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class WorkerPool:
+    """N worker processes with their evaluators: submit() a job with a home leaf, wait() for
+    what comes back. A context manager: leaving it stops every worker (jobs still in flight are
+    dropped; their leaves are simply searched again by a later solve)."""
+
+    def __init__(self, spec, workers, stagger=False):
+        """``stagger``: start one worker, wait until it has compiled the kernels (warm_up), then
+        start the others, so that a cold kernel cache is compiled once, not by every worker at
+        the same time, and the compiling is over before the solve's clock starts."""
+        self.spec = spec
+        self.size = workers
+        self.context = multiprocessing.get_context("spawn")
+        self.workers = [Worker(self.context, spec, 0)]
+        if stagger:
+            self.await_ready(self.workers[0])
+        for i in range(1, workers):
+            self.workers.append(Worker(self.context, spec, i))
+        self.router = Router()
+        self.tickets = 0
+        self.deaths = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Stop every worker: those between jobs end at once, those in a job are killed after a
+        second (a job's result is worth less than a prompt stop; the database has the rest)."""
+        for w in self.workers:
+            w.ask_to_stop()
+        deadline = time.monotonic() + 1.0
+        for w in self.workers:
+            w.stop(deadline)
+        self.workers = []
+
+    def await_ready(self, w):
+        """Wait for worker ``w``'s "ready" (WorkerError if it fails or dies first)."""
+        try:
+            message = w.conn.recv()
+        except EOFError:
+            raise WorkerError(f"a worker died while it started (exit code {w.process.exitcode})") from None
+        if message[0] == "error":
+            raise WorkerError(f"a worker failed: {message[1]}")
+
+    def room(self):
+        """How many more jobs the workers take now."""
+        return sum(DEPTH - len(w.jobs) for w in self.workers)
+
+    def in_flight(self):
+        return sum(len(w.jobs) for w in self.workers)
+
+    def submit(self, job, home, keys):
+        """Send ``job`` to a worker (Router.choose); returns the job's ticket. Call only while
+        room() > 0."""
+        index = self.router.choose(home, keys, [len(w.jobs) for w in self.workers])
+        self.tickets += 1
+        self.workers[index].send(self.tickets, job)
+        return self.tickets
+
+    def wait(self, timeout):
+        """The jobs that come back within ``timeout`` seconds (none when none do): each a Done."""
+        ready = wait([w.conn for w in self.workers] + [w.process.sentinel for w in self.workers], timeout)
+        done = []
+        for w in list(self.workers):
+            if w.conn in ready or w.process.sentinel in ready:
+                done.extend(self.receive(w))
+        return done
+
+    def receive(self, w):
+        """What worker ``w`` has sent; if it has died, its jobs as lost and a new worker."""
+        done = []
+        while True:
+            try:
+                if not w.conn.poll():
+                    break
+                message = w.conn.recv()
+            except (EOFError, OSError):  # its end of the pipe is closed: it has died
+                return done + self.replace(w)
+            if message[0] == "error":
+                raise WorkerError(f"a worker failed: {message[1]}")
+            if message[0] == "done":
+                _, ticket, result, seconds = message
+                del w.jobs[ticket]
+                w.done_jobs += 1
+                w.nodes += result.nodes
+                w.busy_seconds += seconds
+                done.append(Done(ticket, result, w.index))
+        if not w.process.is_alive():
+            done += self.replace(w)
+        return done
+
+    def replace(self, w):
+        """A dead worker's jobs, lost, and a new worker in its place."""
+        self.deaths += 1
+        if self.deaths > MAX_DEATHS:
+            raise WorkerError(f"{self.deaths} workers died in this solve (exit code {w.process.exitcode})")
+        lost = [Done(ticket, None, w.index) for ticket in w.jobs]
+        w.process.kill()
+        w.process.join()
+        w.conn.close()
+        self.workers[w.index] = Worker(self.context, self.spec, w.index)
+        return lost
+
+    def stats(self):
+        """Each worker's WorkerStats (a replaced worker's count from its start)."""
+        return [w.stats() for w in self.workers]
