@@ -14,7 +14,9 @@ to the worker with the fewest jobs. Each worker holds up to DEPTH jobs, so that 
 for the owner between two.
 """
 
+import ctypes
 import multiprocessing
+import os
 import signal
 import time
 from collections import OrderedDict
@@ -24,6 +26,7 @@ from typing import NamedTuple
 DEPTH = 2  # jobs a worker holds: the one it runs and the next
 HOMES = 1 << 20  # leaves whose worker the pool remembers (the least recently used are forgotten)
 MAX_DEATHS = 8  # workers that may die in one solve before the pool gives up
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 
 
 class WorkerError(RuntimeError):
@@ -79,11 +82,26 @@ def warm_up(spec):
     make_evaluator(spec, small).evaluate([LeafJob(keys=(spec.warm_key,), question=0, budget=1)])
 
 
+def die_with_owner():
+    """On Linux, have the kernel kill this worker when its owner dies (a SIGKILL of the solve
+    would otherwise leave it running its job to the end); elsewhere the worker leaves at its
+    next message, when it finds the pipe closed."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    owner = multiprocessing.parent_process()
+    if owner is not None and os.getppid() != owner.pid:  # it died before prctl took effect
+        os._exit(0)
+
+
 def worker_main(conn, spec):
     """A worker's life: make the evaluator, then run each job that comes until told to stop
     (None) or the owner is gone. Ctrl-C is the owner's to handle: the whole process group gets
     it, and the owner stops the workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_owner()
     try:
         warm_up(spec)
         evaluator = make_evaluator(spec)
