@@ -14,7 +14,8 @@ from conftest import PNDB, REF_NAME, minimax, ok, run_process, wait_for_checkpoi
 
 from pndb.cache import NodeCache
 from pndb.games import load_game
-from pndb.search import Limits, Search
+from pndb.search import Search
+from pndb.settings import SolveSettings
 from pndb.store import open_for_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,8 +115,8 @@ def test_select_avoids_busy_leaves(tmp_path):
     root = game.key(game.parse_moves("")[0])
     with open_for_game(tmp_path / "db", game, writer=True) as store:
         cache = NodeCache(store)
-        search = Search(cache, game)
-        search.solve(root, Limits(max_nodes=6), final_checkpoint=False)
+        search = Search(cache, game, SolveSettings(max_nodes=6, inner_nodes=0))
+        search.solve(root, final_checkpoint=False)
         first, _, _ = search.select(root, 0)
         busy = set()
         while (picked := search.select(root, 0, busy)) is not None:
