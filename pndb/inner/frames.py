@@ -238,8 +238,8 @@ def solve_one(ka, kb, q, t, rules, steps, tab, st, budget, eps, pair_budget, th_
     st.start[0] = 1
     st.last[0] = -1
     stones0 = K.popcount(ka | kb)
-    depth = 0
-    counter = 1
+    depth = np.int64(0)  # not the literal 0: numba would compile search_frames for both types
+    counter = np.int64(1)
     entering = True  # the frame at depth is new: its children are still to be written
     while True:
         grow = tab.recs.shape[0] < tab.arena.shape[0]
@@ -393,7 +393,7 @@ def search_frames(
                 blocks = opponent_threats & avail
                 asks_seen = filled[0] < SEEN_ENTRIES
                 tried = legal & blocks if blocks != K.ZERO and stones + 1 < cap else legal
-                ranks = K.permute(tried, rank_bytes, 0)
+                ranks = K.permute(tried, rank_bytes, K.IDENTITY)
                 while ranks != K.ZERO:
                     rank = K.lowest_cell(ranks)
                     cell = order[rank]
@@ -574,7 +574,7 @@ def search_frames(
             )  # fmt: skip
             st_opponent_sequence[depth] = SEQUENCE_NONE if found < 0 else SEQUENCE_FOUND
             if found >= 0:
-                keep_line(st_line, depth, seq_tried, cell_images, 0)
+                keep_line(st_line, depth, seq_tried, cell_images, K.IDENTITY)
             st_marks[depth] |= OPPONENT_ASKED | (OPPONENT_NONE if found < 0 else K.ZERO)
         if best == n:  # a pending child is entered: written now, unkeyed
             rank = K.lowest_cell(pending)

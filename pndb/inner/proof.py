@@ -224,7 +224,7 @@ def new_proof_walk(ka, kb, nsym):
 def push_move(w, out, a, b, found, cert):
     """Record the owner's move ``found`` (a child index of w) at (a, b) and push the child
     unless the game is over in it. (``cert``: any uint8 array; a move has no certificate.)"""
-    record(out, a, b, w.moves[found], cert, 0)
+    record(out, a, b, w.moves[found], cert, np.int64(0))
     if not K.FIRST_WON <= w.cs[found] <= K.DRAW:
         w.stack_a[w.at[0]] = w.ca[found]
         w.stack_b[w.at[0]] = w.cb[found]
@@ -249,7 +249,7 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
     otherwise hand the same records back again and again. The mark lives with the table entry:
     an entry replaced has lost it, and its proof is handed out once more.
     """
-    seen = new_set(1024)
+    seen = new_set(np.int64(1024))
     w = new_proof_walk(ka, kb, t.cell_images.shape[1])
     nodes = 0
     while True:
@@ -348,7 +348,7 @@ def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
                     a, b, q, t, rules, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
                 )
                 if verdict == (1 if proven else -1):
-                    record(out, a, b, CERTIFIED, cert, size)
+                    record(out, a, b, np.int64(CERTIFIED), cert, size)
                     continue
         if owner:
             # a stone whose status decides; else a threat sequence, which decides most of the

@@ -31,6 +31,9 @@ OUTCOME = np.array([-1, 2, 0, 1, 2, 0], np.int64)
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 BYTE = np.uint64(255)
+# Symmetry 0 maps every cell to itself. An int64, not the literal 0: numba compiles a kernel
+# once per type of its arguments, and a literal argument is a type of its own (Literal[int](0)).
+IDENTITY = np.int64(0)
 
 Tables = namedtuple(
     "Tables",
@@ -434,7 +437,7 @@ def statuses_into(a, b, t, moves, st):
     stones_after = popcount(a | b) + 1
     cap = t.disc_cap[0]
     n = 0
-    ranks = permute(legal, t.rank_bytes, 0)  # the legal cells in move order
+    ranks = permute(legal, t.rank_bytes, IDENTITY)  # the legal cells in move order
     while ranks != ZERO:
         cell = order[lowest_cell(ranks)]
         ranks &= ranks - ONE

@@ -775,7 +775,7 @@ def find_pairing_into(a, b, t, defender, budget, pairs, w):
     defence = a if defender == DEFENDER_FIRST else b
     empty = t.cell_mask[0] & ~(a | b)
     sets = w.sets
-    n = 0
+    n = np.int64(0)  # int64 from the start (n, k, npairs): a literal would compile the callees twice
     win_masks = t.win_masks
     for j in range(win_masks.shape[0]):
         m = win_masks[j]
@@ -788,9 +788,9 @@ def find_pairing_into(a, b, t, defender, budget, pairs, w):
     comps = w.comps
     ncomp = components_of(sets, n, comps)
     sub = w.sub
-    npairs = 0
+    npairs = np.int64(0)
     for c in range(ncomp):
-        k = 0
+        k = np.int64(0)
         for i in range(n):
             if sets[i] & comps[c] != ZERO:
                 sub[k] = sets[i]
