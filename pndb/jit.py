@@ -14,11 +14,20 @@ when it needs its inner solver.
 
 numba's on-disk cache checks only the source file of the function it caches, but a cached
 kernel holds the machine code of every kernel it calls, from other files too: after a change
-to pndb/games/placement/patterns.py, a cached pndb.inner.frames.solve_one would go on running
+to pndb/games/placement/patterns.py, a cached pndb.inner.solver.run_job would go on running
 the old patterns. So the cache lives in a directory named by a digest of the sources kernels
 can depend on (:func:`cache_dir`, :func:`kernel_sources`: the modules that compile and every
 pndb module they import): code compiled from other sources is never loaded, and a change to
 the search, the store or the CLI compiles nothing again.
+
+What a cold cache costs (bench/cold_start.py): numba compiles a kernel once per tuple of
+argument types, and a literal constant argument (``0``) is a type of its own, so a kernel that
+one call site passes a constant and another a variable is compiled twice (pass
+``np.int64(0)``, or a numpy constant such as kernels.IDENTITY); a variable set to a constant
+before a loop that reassigns it types the call in the loop both ways. And a kernel called from
+another is a library of its own, whose machine code every caller's library links in,
+optimizes and compiles again, and so on up: an inlined kernel (``inline="always"``) adds no
+level.
 """
 
 import ast

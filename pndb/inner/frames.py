@@ -207,7 +207,7 @@ def keep_line(lines, row, tried, cell_images, s):
         lines[row, i] = K.lowest_cell(cell_images[c, s])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # inlined: a library of its own compiles search_frames again (jit)
 def solve_one(ka, kb, q, t, rules, steps, tab, st, budget, eps, pair_budget, th_pn=INF, th_dn=INF):
     """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn,
     or fewer once its pn reaches ``th_pn`` or its dn ``th_dn`` (INF: no threshold); the table is

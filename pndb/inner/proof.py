@@ -231,7 +231,7 @@ def push_move(w, out, a, b, found, cert):
         w.at[0] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # inlined into run_job, as solve_one is
 def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_budget):
     """Append to the buffers ``out`` the owner's move at each owner-to-move position of the
     proof (or disproof) tree of the solved position (ka, kb), and CERTIFIED with the
