@@ -2,15 +2,18 @@
 with a new empty numba cache (cold: the process compiles every kernel its game needs), then
 again with the cache that run filled (warm: the solve alone), each with a fresh database.
 
-Games: qango6, mnk:7,7,5 and connect4 (7x6), solved to the end. With --base DIR each solve also
-runs with the pndb package of checkout DIR (e.g. a worktree of an older commit), the two
-taking turns, and a third line gives this/base. CPU seconds (user + system of the process)
-are the figure to compare: on a shared machine other work stretches the wall clock far more.
+Games: qango6, mnk:7,7,5 and connect4 (7x6), solved to the end; a --games entry may carry
+options of `pndb solve` (quoted, "connect4 --max-nodes 20": a stop at the limit counts as
+done). With --base DIR each solve also runs with the pndb package of checkout DIR (e.g. a
+worktree of an older commit), the two taking turns, and a third line gives this/base. CPU
+seconds (user + system of the process) are the figure to compare: on a shared machine other
+work stretches the wall clock far more.
 With --runs N each figure is the median of N rounds.
 
     git worktree add /tmp/cold_base 3854f15    # the kernels before the per-family compile
     python bench/cold_start.py --base /tmp/cold_base
     python bench/cold_start.py --games qango6 --runs 3
+    python bench/cold_start.py --base /tmp/cold_base --games "connect4 --max-nodes 20"
 """
 
 import argparse

@@ -35,11 +35,13 @@ COMMANDS = [
     "solve connect4:4x4 --db DB -q",
     "solve connect4:6x4 --db DB -q",
 ]
+STOPPED = 3  # pndb solve's exit code when a limit stopped it (--max-nodes, --max-seconds)
 
 
 def run(command, tree, workdir, cache=None):
     """(wall seconds, CPU seconds) of one `python -m pndb COMMAND` (DB: a fresh database), which
-    must succeed; ``cache``: the numba cache directory to use (else the tree's usual one)."""
+    must succeed or stop at a limit it sets; ``cache``: the numba cache directory to use (else
+    the tree's usual one)."""
     db = Path(tempfile.mkdtemp(prefix="db-", dir=workdir))
     shutil.rmtree(db)
     args = [sys.executable, "-m", "pndb", *(str(db) if a == "DB" else a for a in shlex.split(command))]
@@ -51,7 +53,7 @@ def run(command, tree, workdir, cache=None):
     done = subprocess.run(args, capture_output=True, text=True, env=env, cwd=workdir)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    if done.returncode not in (0, STOPPED):
         raise SystemExit(f"pndb {command} failed ({done.returncode}): {done.stderr.strip()[-300:]}")
     shutil.rmtree(db, ignore_errors=True)
     return seconds, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
