@@ -62,10 +62,11 @@ _compile_timer = None  # numba's timer of its compiles in this process, once num
 numba_cache_dir = None  # cache_dir() as numba was given it (the sources may change while a process runs)
 
 # Seconds a cold cache takes to compile what a solve of a family needs (the outer kernels and
-# the inner search), where this machine has not compiled them before (first_compile): the CPU
-# seconds of `NUMBA_CACHE_DIR=$(mktemp -d) pndb solve qango6` (connect4:6x4) on a 2-core
-# machine, see bench/startup.py --cold.
-COMPILE_SECONDS = {"placement": 90, "gravity": 150}
+# the inner search), where this machine has not compiled them before (first_compile): about the
+# CPU seconds of `NUMBA_CACHE_DIR=$(mktemp -d) pndb solve qango6` (connect4:6x4) on a 2-core
+# machine, see bench/cold_start.py (qango6: 102 CPU s on a heavily loaded machine, where the
+# kernels of 3854f15 took 252 and 173 on a quieter one).
+COMPILE_SECONDS = {"placement": 70, "gravity": 150}
 
 
 def cache_dir():
