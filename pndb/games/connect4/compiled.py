@@ -318,7 +318,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             x &= x - ONE
     claims = np.zeros(8, np.uint64)
     above = np.zeros(4, np.uint64)
-    count = 0
+    count = np.int64(0)  # not the literal 0: numba would compile _nb_specialbefores for both types
     empty = np.empty(n, np.int64)
     ne = 0
     for s in range(n):
@@ -920,7 +920,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
                 region &= ~_b(r * w + col)
             for r in range(threat // w + 1):
                 dead |= _b(r * w + col)
-        np_ = 0
+        np_ = np.int64(0)  # (as count in _nb_instances: _nb_chosen_set compiled once)
         for g in lines:
             if g & mine == ZERO and g & dead == ZERO:
                 problems[np_] = g
