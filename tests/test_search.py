@@ -39,7 +39,7 @@ from conftest import (
 )
 
 import pndb
-from pndb.games import load_game
+from pndb.games import family_of, load_game
 from pndb.integrity import check_store
 from pndb.store import NODE, open_for_game
 from pndb.contracts import LeafProofs, LeafResult
@@ -636,7 +636,8 @@ def solved_db(tmp_path):
     db = tmp_path / "solved"
     game = load_game("tictactoe")
     with open_for_game(db, game, writer=True) as store:
-        store.commit(meta={"root": root_key(game, 0, 0).hex(), "start": {"moves": "", "cells": []}})
+        start = {"moves": "", "cells": [], **family_of(game).codec.fields(game.parse_moves("")[0])}
+        store.commit(meta={"root": root_key(game, 0, 0).hex(), "start": start})
         assert api_solve(store, game, 0, 0).solved
     return db
 
