@@ -629,7 +629,7 @@ def verify(book):
 
 
 @main.command()
-@click.argument("book", type=NonEmptyPath())
+@click.argument("book", metavar="BOOK|GAME", type=NonEmptyPath())
 @click.option(
     "--as",
     "side",
@@ -640,22 +640,26 @@ def verify(book):
 )
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
 def play(book, side, moves):
-    """Play against BOOK in the terminal; the book plays its proven strategy.
+    """Play against BOOK in the terminal; the book plays its proven strategy. Given a GAME spec
+    instead of a book file, pndb plays what the rules alone tell (a move that ends the game in
+    its favour, else one at random).
 
     Example: pndb play db/qango6.pnbook --as second
     """
     from pndb import api
-    from pndb.games import MoveError
+    from pndb.games import MoveError, load_game
     from pndb.values import Status
 
-    bk = api.open_book(book)
-    g = bk.game
+    if os.path.isfile(book):
+        source = api.open_book(book)
+        g, player = source.game, "book"
+        intro = f"the book's value is {source.value.name}"
+    else:
+        source = g = load_game(book)
+        player, intro = "pndb", "no book: pndb plays by the rules alone"
     pos, played = g.parse_moves(moves)
     human_first = side == "first"
-    click.echo(
-        f"{g.spec}: the book's value is {bk.value.name}. "
-        f"You play {'X (first)' if human_first else 'O (second)'}."
-    )
+    click.echo(f"{g.spec}: {intro}. You play {'X (first)' if human_first else 'O (second)'}.")
     while True:
         click.echo(g.render(pos))
         state = g.status(pos)
@@ -673,7 +677,7 @@ def play(book, side, moves):
                 click.echo(f"{e}; try again", err=True)
                 continue
         else:
-            move = api.describe(bk, g.format_moves(played)).reply().cell
-            click.echo(f"book plays {g.move_name(move)}")
+            move = api.describe(source, g.format_moves(played)).reply().cell
+            click.echo(f"{player} plays {g.move_name(move)}")
         pos = g.play(pos, move)
         played.append(move)

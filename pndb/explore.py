@@ -175,7 +175,7 @@ def view_of(lookup, source, moves):
     common = dict(
         game=game.spec, title=game.title, source=source, width=game.width, height=game.height,
         gravity=game.gravity, cells=tuple(board), areas=areas_of(game), moves=game.format_moves(cells),
-        stones=game.rank(pos), text=game.render(pos),
+        stones=sum(1 for c in game.cells if game.owner(pos, c)), text=game.render(pos),
     )  # fmt: skip
     if state != Status.ONGOING:
         outcome = status_value(state)

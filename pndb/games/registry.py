@@ -11,6 +11,7 @@ Adding a game family is one package plus a Family and its kinds here (docs/archi
 from collections.abc import Callable
 from typing import NamedTuple
 
+from pndb.games import go
 from pndb.games.errors import GameError, shown
 from pndb.games.placement import builtins, rules
 from pndb.games.placement.evaluator import inner_solver
@@ -39,6 +40,7 @@ class GameKind(NamedTuple):
 
 
 PLACEMENT = Family("placement", rules.game_from_rules, CODEC, inner_solver)
+GO = Family("go", go.from_rules, go.CODEC, None)
 
 
 def build_mnk(arg, spec):
@@ -90,6 +92,15 @@ KINDS = (
         (("connect4", "connect4:7x6"),),
         # Allis' rules (pndb.games.connect4) hold for Connect Four: its stored rules have them too
         from_rules=lambda data, spec: rules.game_from_rules(data, spec, allis=True),
+    ),
+    GameKind(
+        "go",
+        GO,
+        go.build,
+        "Go on W columns x H rows (up to 7x7), area scoring, positional superko, integer komi K",
+        ("go:3x3",),
+        ("go:2x2", "go:5x5:komi=25"),
+        "go:WxH[:komi=K]",
     ),
     GameKind(
         "file",
