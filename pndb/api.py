@@ -75,6 +75,7 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
     seconds (monitor.POOL_SECONDS) with the evaluator in this process. The caller closes the
     search's pool."""
     from pndb.cache import NodeCache, anonymous_memory_bytes
+    from pndb.games.stored import with_table
     from pndb.search import Search
 
     factory = evaluator_factory(game, settings)
@@ -109,6 +110,7 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
         from pndb.games.placement.graphkey import GraphKeyedGame
 
         game = GraphKeyedGame(game, cache)
+    game = with_table(game, cache)
     return Search(
         cache, game, settings, evaluator=new_evaluator() if serial and not quick else None,
         start_evaluator=new_evaluator if serial and quick else None,

@@ -44,6 +44,7 @@ class NodeCache:
     new_proofs: dict = field(default_factory=dict)  # key -> Proof not yet committed
     new_certs: dict = field(default_factory=dict)  # key -> [Certificate] not yet committed
     new_graphs: dict = field(default_factory=dict)  # node key -> GraphEntry not yet committed
+    new_positions: dict = field(default_factory=dict)  # key -> position record not yet committed
     view: object = None
 
     def __post_init__(self):
@@ -98,6 +99,14 @@ class NodeCache:
     def put_graph(self, key, entry):
         self.new_graphs[key] = entry
 
+    def position_record(self, key):
+        """The record of the position a key names (committed or not), or None: the table a
+        games.stored.StoredPositions reads and writes during a solve."""
+        return self.new_positions.get(key) or self.view.position_record(key)
+
+    def put_position_record(self, key, record):
+        self.new_positions[key] = record
+
     def stored_counts(self):
         """Node, link and proof-record counts as of the last checkpoint."""
         return self.view.counts()
@@ -112,6 +121,7 @@ class NodeCache:
             proofs=self.new_proofs.items(),
             certs=[(k, c) for k, cs in self.new_certs.items() for c in cs],
             graphs=self.new_graphs.items(),
+            positions=self.new_positions.items(),
             meta=meta,
         )
         self.dirty.clear()
@@ -119,6 +129,7 @@ class NodeCache:
         self.new_proofs.clear()
         self.new_certs.clear()
         self.new_graphs.clear()
+        self.new_positions.clear()
         self.evict()
         self.view = self.store.view()
 

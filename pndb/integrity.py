@@ -234,6 +234,7 @@ def check_store(store, game, progress=None):
     """``progress``: called with a progress.Tick as the records are checked."""
     report = CheckReport()
     with store.view(game) as view:
+        game = view.game  # (a game whose positions are stored reads them through the view)
         view.all_meta()  # every entry must be JSON
         c = view.counts()
         total = 2 * c["parent_links"] + c["proof_records"] + c["certificates"] + c["nodes"]

@@ -12,6 +12,9 @@ One environment (a directory) per game. Named sub-databases:
   --graph-keys`): node key -> the canonical board key of the node's representative position and
   its full graph key (pndb.games.placement.graphkey). The DAG's nodes and links are keyed by node keys
   there; proof records and the certificates the inner search found stay keyed by board keys.
+- ``positions``: only for a game whose keys cannot be read back (``game.stored_positions``: Go's
+  keys digest a position and its history): node key -> the record of the position it names
+  (pndb.games.stored), written in the checkpoint that writes the node.
 
 All writes of a checkpoint go into one write transaction (:meth:`Store.commit`); a kill at any
 moment leaves the last committed checkpoint. One writer (a solve or a compact) at a time: it holds
@@ -40,7 +43,7 @@ from pndb.values import NO_MOVE, Certificate, F, Node, Proof
 SCHEMA_VERSION = 1
 GRAPH_KEYS = "graph"  # meta "keys" of a DAG keyed by graph keys (absent: board keys)
 INITIAL_MAP_BYTES = 256 << 20
-MAX_DBS = 6
+MAX_DBS = 7
 LOCK_FILE_BYTES = 64 << 10  # more than LMDB's reader table needs (about 8 KB)
 LOW_SPACE_BYTES = 64 << 20  # a failed commit with less free space than this is a full disk
 ALONE_WAIT_SECONDS = 10.0  # how long a compact waits for readers to close the database
@@ -179,6 +182,10 @@ class Store:
         except lmdb.NotFoundError:
             self.certs = None
         self.graphs = None
+        try:  # only in a database of a game whose positions are stored (open_for_game makes it)
+            self.positions = self.env.open_db(b"positions", create=False)
+        except lmdb.NotFoundError:
+            self.positions = None
         with self.env.begin() as txn:
             keys = txn.get(b"keys", db=self.meta)
         self.graph_keyed = keys is not None and decode_meta(b"keys", keys) == GRAPH_KEYS
@@ -192,6 +199,11 @@ class Store:
         except lmdb.NotFoundError:
             raise StoreError(f"{self.path} is graph-keyed but has no graph-key table") from None
         self.graph_keyed = True
+
+    def open_positions(self):
+        """Create the table of position records (pndb.games.stored) where it is missing."""
+        if self.positions is None:
+            self.positions = self.env.open_db(b"positions", create=True)
 
     def close(self):
         if self.env is not None:
@@ -243,16 +255,18 @@ class Store:
     # ------------------------------------------------------------ writing
 
     def commit(
-        self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=(), certs=(), graphs=()
+        self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=(), certs=(), graphs=(),
+        positions=(),
     ):
         """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
 
         ``nodes``: (key, Node); ``links``: (child, parent); ``proofs``: (key, Proof);
-        ``certs``: (key, Certificate); ``graphs``: (node key, graphkey.GraphEntry); ``meta``:
+        ``certs``: (key, Certificate); ``graphs``: (node key, graphkey.GraphEntry);
+        ``positions``: (key, the record of its position: pndb.games.stored); ``meta``:
         name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first.
         """
         nodes, links, proofs, certs = list(nodes), list(links), list(proofs), list(certs)
-        graphs = list(graphs)
+        graphs, positions = list(graphs), list(positions)
         while True:
             try:
                 with self.env.begin(write=True) as txn:
@@ -271,6 +285,8 @@ class Store:
                         txn.put(key, bytes([cert.kind]) + cert.payload, db=self.certs, dupdata=True)
                     for key, entry in graphs:
                         txn.put(key, entry.board + entry.graph, db=self.graphs)
+                    for key, record in positions:
+                        txn.put(key, record, db=self.positions)
                     for name, value in (meta or {}).items():
                         txn.put(name.encode(), encode_meta(value), db=self.meta)
                 return
@@ -439,6 +455,10 @@ class ReadView:
             from pndb.games.placement.graphkey import GraphKeyedGame
 
             self.game = game if isinstance(game, GraphKeyedGame) else GraphKeyedGame(game, self)
+        elif game is not None and store.positions is not None:
+            from pndb.games.stored import StoredPositions
+
+            self.game = game if isinstance(game, StoredPositions) else StoredPositions(game, self)
 
     def close(self):
         if self.txn is not None:
@@ -526,6 +546,11 @@ class ReadView:
             raise StoreError(f"the database is damaged: a graph-key record of {len(raw)} bytes")
         return GraphEntry(bytes(raw[:16]), bytes(raw[16:]))
 
+    def position_record(self, key):
+        """The record of the position a node key names (pndb.games.stored), or None."""
+        raw = self.txn.get(key, db=self.store.positions) if self.store.positions is not None else None
+        return None if raw is None else bytes(raw)
+
     def board_key(self, key):
         """The board key of the representative of a node key; a board key itself."""
         if not self.store.graph_keyed or not (key[0] == 0xFF and key[8] == 0xFF):
@@ -579,6 +604,7 @@ class ReadView:
             "proof_records": self.txn.stat(self.store.proof)["entries"],
             "certificates": self.txn.stat(self.store.certs)["entries"] if self.store.certs is not None else 0,
             **({"graph_keys": self.txn.stat(self.store.graphs)["entries"]} if self.store.graph_keyed else {}),
+            **({"positions": self.txn.stat(self.store.positions)["entries"]} if self.store.positions is not None else {}),
         }
 
 
@@ -638,6 +664,8 @@ def open_for_game(path, game, writer, graph_keys=None):
         if graph_keys:
             meta["keys"] = GRAPH_KEYS
             store.open_graphs(create=True)
+        if game.stored_positions:
+            store.open_positions()
         store.commit(meta=meta)
     elif schema != SCHEMA_VERSION:
         store.close()

@@ -173,11 +173,7 @@ class Game:
                 best, best_s = form, s
         (black, white), history = best
         canon = Position(black, white, pos.black_to_move, pos.passes, frozenset(code(b, w) for b, w in history))
-        encoding = b"".join(
-            [bytes([self.width, self.height, pos.black_to_move, pos.passes])]
-            + [b.to_bytes(8, "big") + w.to_bytes(8, "big") for b, w in [(black, white), *history]]
-        )
-        key = hashlib.blake2b(encoding, digest_size=16).digest()
+        key = hashlib.blake2b(self.encoding(canon), digest_size=16).digest()
         known = self.positions.setdefault(key, canon)
         if known != canon:
             raise GameError(f"two Go positions share the key {key.hex()}; refusing to merge them")
@@ -185,6 +181,40 @@ class Game:
 
     def key(self, pos):
         return self.canonical(pos).key
+
+    def encoding(self, pos):
+        """The bytes a canonical position's key digests: board size, player to move, passes,
+        the board and the history's boards in order, each board as its two bitboards."""
+        boards = sorted((c & LOW, c >> HALF) for c in pos.history)
+        return b"".join(
+            [bytes([self.width, self.height, pos.black_to_move, pos.passes])]
+            + [b.to_bytes(8, "big") + w.to_bytes(8, "big") for b, w in [(pos.black, pos.white), *boards]]
+        )
+
+    # A key is a digest and cannot be read back: a database keeps, beside each node, the record
+    # of the position its key names (pndb.games.stored), and the game takes it back here.
+    stored_positions = True
+
+    def position_record(self, key):
+        """The record of the position of a key this game has made: its encoding."""
+        return self.encoding(self.position(key))
+
+    def restore(self, key, record):
+        """The position of a stored record, known from now on under ``key``; GameError when the
+        record is not a position of this board or its key is not ``key``."""
+        raw, n = bytes(record), self.ncells
+        ok = len(raw) >= 36 and (len(raw) - 20) % 16 == 0 and raw[:2] == bytes([self.width, self.height])
+        ok = ok and raw[2] in (0, 1) and raw[3] in (0, 1, 2)
+        if ok:
+            halves = [int.from_bytes(raw[i : i + 8], "big") for i in range(4, len(raw), 8)]
+            boards = list(zip(halves[::2], halves[1::2]))
+            (black, white), history = boards[0], boards[1:]
+            pos = Position(black, white, bool(raw[2]), raw[3], frozenset(code(b, w) for b, w in history))
+            ok = self.is_position(pos) and len(history) == len(pos.history) and all(
+                (b | w) >> n == 0 for b, w in boards)  # fmt: skip
+        if not ok or self.key(pos) != key or self.positions[key] != pos:
+            raise GameError(f"the stored position of key {key.hex()} is not the Go position that key names")
+        return pos
 
     def evaluator_key(self, key):
         return key
@@ -277,6 +307,10 @@ class Game:
     def outcome_text(self, status):
         return notation.outcome_text(status)
 
+    def children_of_many(self, keys):
+        """(What the book's walk asks: pndb export does not write Go books yet.)"""
+        raise GameError("pndb export does not write books of Go yet")
+
     def certificates(self, pos):
         return []  # (no knowledge with certificates yet)
 
@@ -295,8 +329,8 @@ def make_game(width, height, komi, spec):
     """The game of a board and a komi (checked: GameError with one line)."""
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
         raise GameError(f"{shown(spec)}: a Go board is 1x1 to {MAX_SIDE}x{MAX_SIDE}")
-    if abs(komi) > width * height:
-        raise GameError(f"{shown(spec)}: the komi must be at most the board's {width * height} points either way")
+    if abs(komi) > width * height + 1:
+        raise GameError(f"{shown(spec)}: the komi must be at most {width * height + 1} either way (the board's points and one)")
     symmetries = tuple(grid_symmetries(width, height))
     centre = ((width - 1) / 2, (height - 1) / 2)
     order = tuple(sorted(range(width * height), key=lambda p: (

@@ -1,0 +1,72 @@
+"""Solving Go (the outer search alone, `--inner-nodes 0`): every value equals the plain
+alpha-beta of the reference model with full history (tests/go_reference.py) on 2x2 and the
+smallest rectangles, at several komi values and from positions deep in a game; a solve
+stopped again and again resumes in new processes (reading its positions back from the
+database) to the same value, and the database checks consistent."""
+
+import sys
+
+import pytest
+from conftest import run_process
+from go_reference import RefGo
+
+import pndb
+from pndb.games import load_game
+
+OUTCOME_NAME = {2: "first-wins", 1: "draw", 0: "second-wins"}
+
+sys.setrecursionlimit(20_000)  # (the reference recurses once a move)
+
+
+def reference_value(w, h, komi, moves):
+    ref = RefGo(w, h, komi)
+    state = ref.start()
+    game = load_game(f"go:{w}x{h}")
+    for move in game.parse_moves(moves)[1]:
+        state = ref.play(state, "pass" if game.move_name(move) == "pass" else move)
+    return OUTCOME_NAME[ref.value(state)]
+
+
+CASES = [
+    *[(2, 2, k, "") for k in (-1, 0, 1, 2)],  # Black's margin on 2x2 is 1
+    *[(3, 1, k, "") for k in (0, 2, 3, 4)],  # 3x1 and 1x4: the smallest rectangles with captures
+    *[(1, 4, k, "") for k in (3, 4, 5)],
+    (2, 2, 0, "b2 a1"),
+    (2, 2, 1, "a1 b1 a2 b2 a1 a2"),  # White to answer a superko refusal
+    # 3x2 and 2x3 from a few moves in (from the start, the reference takes too long)
+    (3, 2, 0, "c2 c1 b2"),
+    (3, 2, -1, "a1 b2 c1 b1 pass"),
+    (3, 2, 0, "c2 a2 c1"),
+    (3, 2, 1, "a1 b2 c2"),
+    (2, 3, -1, "b2 a1 b1"),
+    (2, 3, 0, "a2 a3 a1 b1"),
+    (2, 3, -1, "a2 b2 b3"),
+    (2, 3, 2, "a1 a2 b3 b2 pass a3"),
+]
+
+
+@pytest.mark.parametrize("w,h,komi,moves", CASES)
+def test_a_solve_gives_the_reference_value(w, h, komi, moves, tmp_path):
+    spec = f"go:{w}x{h}:komi={komi}"
+    r = pndb.solve(spec, db=tmp_path / "go.lmdb", moves=moves, inner_nodes=0)
+    assert r.solved
+    assert r.value.name == reference_value(w, h, komi, moves)
+
+
+def test_a_stopped_solve_resumes_in_new_processes(tmp_path):
+    whole = pndb.solve("go:3x2:komi=1", db=tmp_path / "whole.lmdb", moves="b1", inner_nodes=0)
+    db = tmp_path / "go.lmdb"
+    args = ["solve", "go:3x2:komi=1", "--inner-nodes", "0", "--db", db, "--moves", "b1", "-q"]
+    stops = 0
+    while True:
+        ran = run_process(*args, "--max-nodes", whole.expansions // 3 + 1)
+        if ran.returncode == 0:
+            break
+        assert ran.returncode == 3, ran.stderr
+        stops += 1
+    assert stops >= 2  # it was stopped and resumed (reading positions it had not made) twice at least
+    assert f"({whole.value.name})" in ran.stdout  # what an unbroken solve gives
+    checked = run_process("check", db)
+    assert checked.returncode == 0 and "consistent" in checked.stdout, checked.stdout + checked.stderr
+    shown = run_process("show", db, "--moves", "b1 b2")
+    assert shown.returncode == 0 and f"database value: {whole.value.name}" in shown.stdout, shown.stderr
