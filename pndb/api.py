@@ -265,6 +265,8 @@ def check_graph_keys(game, graph_keys):
     """GameError when graph keys are asked for a game they do not apply to, or cannot be made."""
     if not graph_keys:
         return
+    if family_of(game).name != "placement":
+        raise GameError(f"--graph-keys needs a placement game; {game.spec} is not one")
     if game.gravity:
         raise GameError(f"--graph-keys needs a game without gravity; {game.spec} has gravity")
     try:

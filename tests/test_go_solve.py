@@ -7,7 +7,7 @@ database) to the same value, and the database checks consistent."""
 import sys
 
 import pytest
-from conftest import run_process
+from conftest import assert_user_error, run_process
 from go_reference import RefGo
 
 import pndb
@@ -28,7 +28,7 @@ def reference_value(w, h, komi, moves):
 
 
 CASES = [
-    *[(2, 2, k, "") for k in (-1, 0, 1, 2)],  # Black's margin on 2x2 is 1
+    *[(2, 2, k, "") for k in (-4, -1, 0, 1, 2, 4)],  # Black's margin on 2x2 is 1
     *[(3, 1, k, "") for k in (0, 2, 3, 4)],  # 3x1 and 1x4: the smallest rectangles with captures
     *[(1, 4, k, "") for k in (3, 4, 5)],
     (2, 2, 0, "b2 a1"),
@@ -70,3 +70,28 @@ def test_a_stopped_solve_resumes_in_new_processes(tmp_path):
     assert checked.returncode == 0 and "consistent" in checked.stdout, checked.stdout + checked.stderr
     shown = run_process("show", db, "--moves", "b1 b2")
     assert shown.returncode == 0 and f"database value: {whole.value.name}" in shown.stdout, shown.stderr
+
+
+def test_a_solve_needs_no_inner_nodes_and_refuses_graph_keys(tmp_path):
+    """Go's family has no evaluator: the default --inner-nodes solves with the outer search
+    alone; graph keys (placement games) are a one-line error."""
+    db = tmp_path / "go.lmdb"
+    ran = run_process("solve", "go:2x2:komi=1", "--db", db, "-q")
+    assert ran.returncode == 0 and "draw (draw)" in ran.stdout, ran.stderr
+    assert_user_error(
+        run_process("solve", "go:2x2", "--db", tmp_path / "g.lmdb", "--graph-keys"), "graph-keys", "placement"
+    )
+
+
+def test_the_komi_alone_decides_beyond_the_board(tmp_path):
+    """No margin exceeds the board's points: at komi 5 on 2x2 White wins before any search (the
+    margin bound, a certificate `pndb check` checks), and at komi 4 Black's win is disproved at
+    the root at once (only Black's draw is searched)."""
+    r = pndb.solve("go:2x2:komi=5", db=tmp_path / "k5.lmdb", inner_nodes=0)
+    assert (r.value.name, r.expansions) == ("second-wins", 0)
+    assert reference_value(2, 2, 5, "") == "second-wins"
+    r = pndb.solve("go:2x2:komi=-5", db=tmp_path / "k-5.lmdb", inner_nodes=0)
+    assert (r.value.name, r.expansions) == ("first-wins", 0)
+    r = pndb.solve("go:2x2:komi=4", db=tmp_path / "k4.lmdb", inner_nodes=0, max_nodes=0)
+    assert r.value.name == "first-wont-win"
+    assert pndb.check(tmp_path / "k4.lmdb").problems == []

@@ -22,11 +22,12 @@ from pndb.games.go import notation
 from pndb.games.go.notation import PASS
 from pndb.games.placement.game import Canonical, Children, Summary, is_int
 from pndb.games.placement.rules import grid_symmetries
-from pndb.values import Status
+from pndb.values import Certificate, Status, Value
 
 MAX_SIDE = 7  # boards up to 7x7 (49 points in a uint64)
 HALF = 64  # a board code is black | white << HALF
 LOW = (1 << HALF) - 1
+MARGIN_BOUND = 3  # a certificate kind: the komi alone decides (Game.certificates)
 RULES = "area scoring (Tromp-Taylor), positional superko, no suicide, two passes end"
 SPEC = re.compile(r"([0-9]+)x([0-9]+)(?::komi=(.*))?", re.IGNORECASE)
 
@@ -312,13 +313,29 @@ class Game:
         raise GameError("pndb export does not write books of Go yet")
 
     def certificates(self, pos):
-        return []  # (no knowledge with certificates yet)
+        """The margin bound (kind 3, no payload) where the komi alone decides a question: no
+        margin exceeds the board's points either way, so at komi K >= W*H Black does not win
+        (and at K > W*H White wins), at K <= -W*H White does not win (and below, Black wins)."""
+        return [Certificate(MARGIN_BOUND, b"")] if self.bound_value() is not None else []
+
+    def bound_value(self):
+        """What the margin bound proves at this komi, or None."""
+        n, k = self.ncells, self.komi
+        if k > n:
+            return Value.SECOND_WINS
+        if k == n:
+            return Value.FIRST_WONT_WIN
+        if k == -n:
+            return Value.SECOND_WONT_WIN
+        return Value.FIRST_WINS if k < -n else None
 
     def certificate_value(self, cert):
-        raise GameError("Go has no certificates")
+        if cert.kind != MARGIN_BOUND:
+            raise GameError(f"Go has no certificates of kind {cert.kind}")
+        return self.bound_value() or Value.UNKNOWN
 
     def certificate_holds(self, pos, cert):
-        return False
+        return cert == Certificate(MARGIN_BOUND, b"") and self.bound_value() is not None
 
     def summary(self):
         rules = [f"komi {self.komi}", "area scoring", "positional superko"]
