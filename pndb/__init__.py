@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 _API = {
     "solve": "pndb.api",
     "solve_positions": "pndb.api",
+    "solve_score": "pndb.api",
     "status": "pndb.api",
     "check": "pndb.api",
     "export": "pndb.api",

@@ -238,6 +238,45 @@ def solve(
     )  # fmt: skip
 
 
+class KomiSolve(NamedTuple):
+    komi: int
+    result: SolveResult
+
+
+class ScoreResult(NamedTuple):
+    margin: int | None  # the first player's margin with perfect play (None: a solve was stopped)
+    best_moves: list  # the first moves that keep it (the draw solve's proven best moves)
+    solves: list  # KomiSolve of each komi solved, in order
+
+
+def solve_score(game, db=None, moves="", on_solve=None, **options):
+    """The first player's margin with perfect play, for a game with a komi (``game.komi``,
+    ``game.with_komi(k)``; Go): solves at a komi, each in its own database (under the directory
+    ``db``, default db/), halving the interval the margin may lie in until a solve is a draw:
+    first-wins at komi K says the margin exceeds K, second-wins that it is below K. ``options``
+    are solve's; ``on_solve(KomiSolve)`` is called after each solve. A solve stopped by a
+    limit ends it (margin None; the same call again resumes)."""
+    g = as_game(game)
+    if not hasattr(g, "with_komi"):
+        raise SettingsError(f"{g.spec} has no komi: --score solves games with a komi (Go)")
+    lo, hi = g.komi_range()
+    solves = []
+    while lo <= hi:
+        komi = (lo + hi) // 2
+        gk = g.with_komi(komi)
+        path = os.path.join(str(db), f"{gk.db_name()}.lmdb") if db is not None else None
+        r = solve(gk, db=path, moves=moves, **options)
+        solves.append(KomiSolve(komi, r))
+        if on_solve is not None:
+            on_solve(solves[-1])
+        if not r.solved:
+            return ScoreResult(None, [], solves)
+        if r.value is Value.DRAW:
+            return ScoreResult(komi, r.best_moves, solves)
+        lo, hi = (komi + 1, hi) if r.value is Value.FIRST_WINS else (lo, komi - 1)
+    raise StoreError(f"no komi of {g.spec} gives a draw: its solves contradict each other")
+
+
 def checked_game(game, db, settings, graph_keys):
     """The game (a spec or a game) a solve with ``settings`` (checked when made) searches in
     ``db``, after the checks that need no database and no kernel: a SettingsError for an empty

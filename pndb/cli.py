@@ -415,6 +415,12 @@ def stop_on_signals():
     help="Search leaves on the Ray cluster at ADDRESS (as ray.init takes it; 'local': start one here), "
     "one worker per CPU unless --workers says otherwise. Needs pip install 'pndb[cluster]'.",
 )
+@click.option(
+    "--score",
+    is_flag=True,
+    help="Go: find Black's margin with perfect play, solving at komi values (one database each, under "
+    "--db as a directory) until one is a draw.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 def solve(
     game,
@@ -433,6 +439,7 @@ def solve(
     graph_keys,
     workers,
     cluster,
+    score,
     quiet,
 ):
     """Solve GAME (from the position after --moves) with proof-number search.
@@ -468,6 +475,9 @@ def solve(
         parallel = dict(workers=workers, workers_at_once=True)
     else:
         parallel = dict(workers=cores(), workers_at_once=False)
+    if score:
+        solve_score(g, db, moves, None if quiet else report_progress, {**options, **parallel})
+        return
     with stop_on_signals() as should_stop:
         r = api.solve(g, db=db, moves=moves, should_stop=should_stop,
                       on_progress=None if quiet else report_progress, **options, **parallel)  # fmt: skip
@@ -481,6 +491,25 @@ def solve(
     click.echo(f"{g.spec}{where}: known so far: {r.value.name}")
     click.echo("not solved yet; run the same command again to resume")
     sys.exit(130 if r.interrupted else 3)
+
+
+def solve_score(game, db, moves, on_progress, options):
+    """`solve --score`: a line per komi solved, then the margin and the best first moves."""
+    from pndb import api
+
+    def shown(k):
+        r = k.result
+        click.echo(f"komi {k.komi}: {r.value.name} ({r.expansions} expansions in {r.seconds:.1f}s; {r.db_path})")
+
+    with stop_on_signals() as should_stop:
+        r = api.solve_score(game, db=db, moves=moves, on_solve=shown, should_stop=should_stop,
+                            on_progress=on_progress, **options)  # fmt: skip
+    if r.margin is None:
+        click.echo("not solved yet; run the same command again to resume")
+        sys.exit(130 if r.solves[-1].result.interrupted else 3)
+    click.echo(f"margin: {r.margin:+d} for the first player (a draw at komi {r.margin})")
+    if r.best_moves:
+        click.echo(f"proven best moves: {' '.join(r.best_moves)}")
 
 
 def read_positions(game, path):

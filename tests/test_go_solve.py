@@ -95,3 +95,17 @@ def test_the_komi_alone_decides_beyond_the_board(tmp_path):
     r = pndb.solve("go:2x2:komi=4", db=tmp_path / "k4.lmdb", inner_nodes=0, max_nodes=0)
     assert r.value.name == "first-wont-win"
     assert pndb.check(tmp_path / "k4.lmdb").problems == []
+
+
+def test_score_finds_the_margin_by_solving_at_komi_values(tmp_path):
+    ran = run_process("solve", "go:2x2", "--score", "--inner-nodes", "0", "--db", tmp_path, "-q")
+    assert ran.returncode == 0, ran.stderr
+    assert "margin: +1 for the first player (a draw at komi 1)" in ran.stdout
+    assert "komi 1: draw" in ran.stdout and "komi 0: first-wins" in ran.stdout
+    assert (tmp_path / "go-2x2-komi1.lmdb").is_dir()
+    for w, h, margin in ((3, 1, 3), (1, 4, 4)):
+        r = pndb.solve_score(f"go:{w}x{h}", db=tmp_path / f"{w}x{h}", inner_nodes=0)
+        assert r.margin == margin
+        assert reference_value(w, h, margin, "") == "draw"
+        assert [k.result.value.name for k in r.solves][-1] == "draw"
+    assert_user_error(run_process("solve", "tictactoe", "--score", "--db", tmp_path / "t"), "no komi")

@@ -106,6 +106,14 @@ class Game:
     def ncells(self):
         return self.width * self.height
 
+    def komi_range(self):
+        """The komi values a margin can equal: the board's points either way."""
+        return -self.ncells, self.ncells
+
+    def with_komi(self, komi):
+        """This board at another komi."""
+        return make_game(self.width, self.height, komi, f"go:{self.width}x{self.height}:komi={komi}")
+
     def rules_data(self):
         return {"name": self.spec, "family": "go", "width": self.width, "height": self.height,
                 "komi": self.komi, "rules": RULES}  # fmt: skip
