@@ -499,7 +499,8 @@ def solve_score(game, db, moves, on_progress, options):
 
     def shown(k):
         r = k.result
-        click.echo(f"komi {k.komi}: {r.value.name} ({r.expansions} expansions in {r.seconds:.1f}s; {r.db_path})")
+        done = f"{r.expansions} expansions in {r.seconds:.1f}s; {r.db_path}"
+        click.echo(f"komi {k.komi}: {r.value.name} ({done})")
 
     with stop_on_signals() as should_stop:
         r = api.solve_score(game, db=db, moves=moves, on_solve=shown, should_stop=should_stop,

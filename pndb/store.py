@@ -604,7 +604,7 @@ class ReadView:
             "proof_records": self.txn.stat(self.store.proof)["entries"],
             "certificates": self.txn.stat(self.store.certs)["entries"] if self.store.certs is not None else 0,
             **({"graph_keys": self.txn.stat(self.store.graphs)["entries"]} if self.store.graph_keyed else {}),
-            **({"positions": self.txn.stat(self.store.positions)["entries"]} if self.store.positions is not None else {}),
+            **({"positions": self.txn.stat(self.store.positions)["entries"]} if self.store.positions else {}),
         }
 
 

@@ -136,8 +136,10 @@ class RefGo:
 
         def order(s):
             moves = self.legal_moves(s)
-            stones = sorted((m for m in moves if m != PASS), key=lambda p: (
-                abs(p % self.width - centre[0]) + abs(p // self.width - centre[1]), p))
+            stones = sorted(
+                (m for m in moves if m != PASS),
+                key=lambda p: (abs(p % self.width - centre[0]) + abs(p // self.width - centre[1]), p),
+            )
             return [PASS] + stones if s.passes else stones + [PASS]
 
         def search(s, alpha, beta):

@@ -30,7 +30,9 @@ def position_of(state):
         return sum(1 << i for i, c in enumerate(board) if c == colour)
 
     history = frozenset(code(bits(b, BLACK), bits(b, WHITE)) for b in state.history)
-    return Position(bits(state.board, BLACK), bits(state.board, WHITE), state.to_move == BLACK, state.passes, history)
+    return Position(
+        bits(state.board, BLACK), bits(state.board, WHITE), state.to_move == BLACK, state.passes, history
+    )
 
 
 def ref_move(move):
@@ -110,7 +112,9 @@ def symmetric_images(state, ref):
         return tuple(out)
 
     return [
-        State(image(state.board, f), state.to_move, state.passes, frozenset(image(b, f) for b in state.history))
+        State(
+            image(state.board, f), state.to_move, state.passes, frozenset(image(b, f) for b in state.history)
+        )
         for f in maps
     ]
 
@@ -193,10 +197,10 @@ def test_show_plays_moves_and_names_an_illegal_one():
     assert ran.returncode == 0 and "to move: second player (O)" in ran.stdout
     assert "1 . X ." in ran.stdout
     assert_user_error(run_process("show", "go:2x2", "--moves", "a1 b1 b2 a2"), "a2", "suicide", silent=True)
-    assert_user_error(run_process("show", "go:2x2", "--moves", "a1 pass pass a2"), "already over", silent=True)
+    assert_user_error(
+        run_process("show", "go:2x2", "--moves", "a1 pass pass a2"), "already over", silent=True
+    )
     assert_user_error(run_process("show", "go:2x2", "--moves", "a1 c1"), "off the 2x2 board", silent=True)
-
-
 
 
 def test_play_a_game_spec_against_the_rules_alone():

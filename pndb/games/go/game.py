@@ -71,11 +71,15 @@ class PositionCodec:
             all(is_int(x) and x >= 0 for x in ints)
             and isinstance(fields.get("black_to_move"), bool)
             and isinstance(history, list)
-            and all(isinstance(h, list) and len(h) == 2 and all(is_int(x) and x >= 0 for x in h) for h in history)
+            and all(
+                isinstance(h, list) and len(h) == 2 and all(is_int(x) and x >= 0 for x in h) for h in history
+            )
         ):
             raise GameError("a Go position's fields are not bitboards, a side to move, passes and a history")
         black, white, passes = ints
-        return Position(black, white, fields["black_to_move"], passes, frozenset(code(b, w) for b, w in history))
+        return Position(
+            black, white, fields["black_to_move"], passes, frozenset(code(b, w) for b, w in history)
+        )
 
 
 CODEC = PositionCodec()
@@ -181,7 +185,9 @@ class Game:
             if best is None or form < best:
                 best, best_s = form, s
         (black, white), history = best
-        canon = Position(black, white, pos.black_to_move, pos.passes, frozenset(code(b, w) for b, w in history))
+        canon = Position(
+            black, white, pos.black_to_move, pos.passes, frozenset(code(b, w) for b, w in history)
+        )
         key = hashlib.blake2b(self.encoding(canon), digest_size=16).digest()
         known = self.positions.setdefault(key, canon)
         if known != canon:
@@ -355,7 +361,10 @@ def make_game(width, height, komi, spec):
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
         raise GameError(f"{shown(spec)}: a Go board is 1x1 to {MAX_SIDE}x{MAX_SIDE}")
     if abs(komi) > width * height + 1:
-        raise GameError(f"{shown(spec)}: the komi must be at most {width * height + 1} either way (the board's points and one)")
+        raise GameError(
+            f"{shown(spec)}: the komi must be at most {width * height + 1} either way "
+            "(the board's points and one)"
+        )
     symmetries = tuple(grid_symmetries(width, height))
     centre = ((width - 1) / 2, (height - 1) / 2)
     order = tuple(sorted(range(width * height), key=lambda p: (
@@ -371,7 +380,9 @@ def build(arg, spec):
     """The game of a spec's argument, ``WxH`` or ``WxH:komi=K``."""
     m = SPEC.fullmatch(arg.strip())
     if not m:
-        raise GameError(f"malformed Go spec '{shown(spec)}' (write go:WxH or go:WxH:komi=K, e.g. go:3x3:komi=9)")
+        raise GameError(
+            f"malformed Go spec '{shown(spec)}' (write go:WxH or go:WxH:komi=K, e.g. go:3x3:komi=9)"
+        )
     komi = m.group(3)
     if komi is not None and not re.fullmatch(r"[+-]?[0-9]{1,4}", komi.strip()):
         raise GameError(f"{shown(spec)}: the komi must be an integer, not '{shown(komi)}'")

@@ -33,7 +33,9 @@ def tokens(text):
         while at < len(part):
             m = TOKEN.match(part, at)
             if not m:
-                raise MoveError(f"malformed move '{shown(part[at:])}' in '{shown(text)}' (write points like c3, or pass)")
+                raise MoveError(
+                    f"malformed move '{shown(part[at:])}' in '{shown(text)}' (write points like c3, or pass)"
+                )
             out.append(m.group(0))
             at = m.end()
     return out

@@ -146,7 +146,7 @@ class Game:
     # (docs/architecture.md); a new family implements the same methods.
 
     family = "placement"
-    stored_positions = False  # a key is the position's bitboards (pndb.games.stored: families whose keys are not)
+    stored_positions = False  # a key is the position's bitboards (pndb.games.stored: keys that are not)
 
     def position(self, key):
         """The (canonical) position a key stands for."""
