@@ -109,3 +109,13 @@ def test_score_finds_the_margin_by_solving_at_komi_values(tmp_path):
         assert reference_value(w, h, margin, "") == "draw"
         assert [k.result.value.name for k in r.solves][-1] == "draw"
     assert_user_error(run_process("solve", "tictactoe", "--score", "--db", tmp_path / "t"), "no komi")
+
+
+def test_export_and_compact_of_a_go_database_are_one_line_and_change_nothing(tmp_path):
+    db = tmp_path / "go.lmdb"
+    pndb.solve("go:2x2:komi=1", db=db, inner_nodes=0)
+    before = (db / "data.mdb").read_bytes()
+    for args in (("export", db, "-o", tmp_path / "go.pnbook"), ("compact", db)):
+        assert_user_error(run_process(*args), "do not walk Go's strategies yet")
+    assert (db / "data.mdb").read_bytes() == before
+    assert not (tmp_path / "go.pnbook").exists()

@@ -323,8 +323,8 @@ class Game:
         return notation.outcome_text(status)
 
     def children_of_many(self, keys):
-        """(What the book's walk asks: pndb export does not write Go books yet.)"""
-        raise GameError("pndb export does not write books of Go yet")
+        """(What the book's walk asks, for `pndb export` and `pndb compact`: not for Go yet.)"""
+        raise GameError("pndb export and pndb compact do not walk Go's strategies yet")
 
     def certificates(self, pos):
         """The margin bound (kind 3, no payload) where the komi alone decides a question: no
