@@ -119,3 +119,19 @@ def test_export_and_compact_of_a_go_database_are_one_line_and_change_nothing(tmp
         assert_user_error(run_process(*args), "do not walk Go's strategies yet")
     assert (db / "data.mdb").read_bytes() == before
     assert not (tmp_path / "go.pnbook").exists()
+
+
+def test_a_position_record_under_another_key_is_refused(tmp_path):
+    """A database whose positions table holds under one key the record of another position
+    (tampered, or damaged) is refused with one line wherever the record is read back."""
+    import lmdb
+
+    db = tmp_path / "go.lmdb"
+    pndb.solve("go:2x2:komi=1", db=db, inner_nodes=0)
+    env = lmdb.open(str(db), max_dbs=8)
+    table = env.open_db(b"positions", create=False)
+    with env.begin(write=True) as txn:
+        (k1, r1), (k2, r2) = list(txn.cursor(db=table))[:2]
+        txn.put(k1, r2, db=table)
+    env.close()
+    assert_user_error(run_process("check", db), k1.hex(), "not the Go position that key names")
