@@ -322,9 +322,11 @@ class Game:
     def outcome_text(self, status):
         return notation.outcome_text(status)
 
-    def children_of_many(self, keys):
-        """(What the book's walk asks, for `pndb export` and `pndb compact`: not for Go yet.)"""
+    def no_strategy_walk(self, *args):
+        """The batched methods of the book's walk (`pndb export`, `pndb compact`): not Go's yet."""
         raise GameError("pndb export and pndb compact do not walk Go's strategies yet")
+
+    children_of_many = first_to_move_of_many = after_moves = no_strategy_walk
 
     def certificates(self, pos):
         """The margin bound (kind 3, no payload) where the komi alone decides a question: no
