@@ -88,11 +88,6 @@ def physical_mb():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
 
 
-def cores():
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0))
-
-
 def user_errors():
     """The exceptions that are the user's input, not a defect: one line, exit 2."""
     import lmdb
@@ -406,8 +401,10 @@ def stop_on_signals():
 @click.option(
     "--workers",
     type=click.IntRange(min=1, max=MAX_WORKERS),
-    help="Processes that search leaves in parallel, from the start [default: one per core, once the solve "
-    "has run a few seconds]; 1: this process alone.",
+    default=1,
+    show_default=True,
+    help="Processes that search leaves in parallel, from the start; 1: this process alone (the default "
+    "until parallel search pays: bench/parallel.py).",
 )
 @click.option(
     "--cluster",
@@ -465,16 +462,14 @@ def solve(
         on_compile=report_compile,
     )  # fmt: skip
     if positions:
-        if workers is not None or cluster is not None:
+        if workers != 1 or cluster is not None:
             fail("--workers and --cluster apply to one position's solve, not to --positions")
         solve_positions(g, positions, db, options)
         return
     if cluster is not None:
-        parallel = dict(workers=workers or 1, cluster=cluster)
-    elif workers:
-        parallel = dict(workers=workers, workers_at_once=True)
+        parallel = dict(workers=workers, cluster=cluster)
     else:
-        parallel = dict(workers=cores(), workers_at_once=False)
+        parallel = dict(workers=workers)
     if score:
         solve_score(g, db, moves, None if quiet else report_progress, {**options, **parallel})
         return
