@@ -71,9 +71,7 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
     once it is over. ``announce()`` is called before the evaluator is made (compile_announcer).
     With settings.parallel, the leaves are searched by a pool (pndb.workers: worker processes;
     pndb.cluster: Ray actors), each worker with the family's evaluator and a share of the inner
-    table: from the start with workers_at_once or a cluster, else once the solve has run a few
-    seconds (monitor.POOL_SECONDS) with the evaluator in this process. The caller closes the
-    search's pool."""
+    table. The caller closes the search's pool."""
     from pndb.cache import NodeCache, anonymous_memory_bytes
     from pndb.games.stored import with_table
     from pndb.search import Search
@@ -104,8 +102,7 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
         return WorkerPool(spec, settings.workers, stagger=cold)
 
     parallel = factory is not None and settings.parallel
-    at_once = parallel and settings.pool_at_once
-    serial = factory is not None and not at_once
+    serial = factory is not None and not parallel
     if store.graph_keyed:
         from pndb.games.placement.graphkey import GraphKeyedGame
 
@@ -114,7 +111,7 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
     return Search(
         cache, game, settings, evaluator=new_evaluator() if serial and not quick else None,
         start_evaluator=new_evaluator if serial and quick else None,
-        pool=new_pool() if at_once else None, start_pool=new_pool if parallel and not at_once else None,
+        pool=new_pool() if parallel else None,
         evaluator_capacity=memory.evaluator_capacity,
     )  # fmt: skip
 
@@ -151,12 +148,12 @@ def quick_start(game, settings):
     decide tictactoe in 49 expansions, in less time than loading numba takes). Not under
     gravity (an interpreted expansion of Connect Four takes some 12 ms, Allis' rules in Python,
     and even 4x4 needs thousands), nor where numba is loaded already, there is no evaluator
-    to wait for or workers search from the start. Kernels are compiled again after."""
+    to wait for or workers search the leaves. Kernels are compiled again after."""
     from pndb import jit
 
     small = game.ncells <= QUICK_CELLS and not game.gravity
     quick = small and evaluator_factory(game, settings) is not None and not jit.loaded()
-    quick = quick and not (settings.parallel and settings.pool_at_once)
+    quick = quick and not settings.parallel
     if quick:
         jit.interpret()
     try:
@@ -184,7 +181,6 @@ def solve(
     graph_keys=False,
     on_compile=None,
     workers=1,
-    workers_at_once=True,
     cluster=None,
 ):
     """Solve ``game`` (a spec or a game) from the position after ``moves``, in the database
@@ -197,15 +193,13 @@ def solve(
     remaining games are isomorphic; a database keeps the keys it was created with.
     ``on_compile(seconds)`` is called before the solve compiles kernels a cold cache lacks
     (compile_announcer); the solve's seconds leave compiling out. ``workers``: processes that
-    search leaves in parallel (pndb.workers; 1: the search in this process alone), from the
-    start with ``workers_at_once``, else once the solve has run a few seconds. ``cluster``: the
+    search leaves in parallel (pndb.workers; 1: the search in this process alone). ``cluster``: the
     address of a Ray cluster whose actors search the leaves instead (pndb.cluster; ``local``
     starts one here)."""
     settings = SolveSettings(
         max_seconds=max_seconds, max_nodes=max_nodes, target=target, inner_nodes=inner_nodes,
         inner_scheme=inner_scheme, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
-        checkpoint_seconds=checkpoint_seconds, workers=workers, workers_at_once=workers_at_once,
-        cluster=cluster,
+        checkpoint_seconds=checkpoint_seconds, workers=workers, cluster=cluster,
     )  # fmt: skip
     g = checked_game(game, db, settings, graph_keys)
     pos, cells = g.parse_moves(moves)

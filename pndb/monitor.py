@@ -21,7 +21,6 @@ from pndb.values import Node
 PROGRESS_SECONDS = 2.0  # how often a solve reports its progress
 QUICK_SECONDS = 0.25  # a quick start's outer search alone lasts at most this long (Search.start_evaluator)
 QUICK_EXPANSIONS = 200  # and this many expansions (tictactoe needs 49, connect4:4x4 thousands)
-POOL_SECONDS = 3.0  # a solve's workers start after this long, unless asked for from the start (Search.start_pool)
 
 
 def clock():
@@ -92,11 +91,6 @@ class Monitor:
         """Whether a quick start (the outer search alone, Search.start_evaluator) has lasted
         QUICK_SECONDS since the first solve or QUICK_EXPANSIONS."""
         return self.clock() - self.started >= QUICK_SECONDS or expansions >= QUICK_EXPANSIONS
-
-    def pool_start_due(self):
-        """Whether a solve's workers are due (Search.start_pool): POOL_SECONDS since the
-        first solve began."""
-        return self.clock() - self.started >= POOL_SECONDS
 
     def checkpoint_due(self):
         """Whether checkpoint_seconds have passed since the last checkpoint."""

@@ -95,9 +95,6 @@ class Search:
     settings: SolveSettings = SolveSettings()
     evaluator: object = None  # a contracts.Evaluator that searches new leaves, or None
     pool: object = None  # or a workers.WorkerPool: leaves searched in parallel (step_parallel)
-    # a pool made by this function once the monitor says (Monitor.pool_start_due: a solve that
-    # ends sooner is not worth starting processes for); the evaluator is dropped then
-    start_pool: object = None
     # a quick start: no evaluator for the monitor's first moment (Monitor.quick_start_over),
     # then this function's (a small game may be solved sooner than numba and the inner solver load)
     start_evaluator: object = None
@@ -437,8 +434,6 @@ class Search:
                     break
                 if self.start_evaluator is not None and monitor.quick_start_over(self.expansions):
                     self.evaluator, self.start_evaluator = self.start_evaluator(), None
-                if self.start_pool is not None and monitor.pool_start_due():
-                    self.pool, self.start_pool, self.evaluator = self.start_pool(), None, None
                 if self.pool is not None:
                     self.step_parallel(root, q)
                 else:

@@ -73,7 +73,6 @@ class SolveSettings:
     knowledge: bool = True  # decide positions by the game's certificates where it can
     checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS  # how often the search commits its work
     workers: int = 1  # processes that search leaves (pndb.workers); 1: this process alone
-    workers_at_once: bool = True  # from the start; else once the solve has run a few seconds
     cluster: str | None = None  # a Ray cluster's address (pndb.cluster): its actors search leaves
 
     def __post_init__(self):
@@ -105,11 +104,6 @@ class SolveSettings:
     def parallel(self):
         """Whether leaves are searched by a pool (workers, or a cluster)."""
         return self.workers > 1 or self.cluster is not None
-
-    @property
-    def pool_at_once(self):
-        """Whether the pool searches from the start (a cluster always does)."""
-        return self.workers_at_once or self.cluster is not None
 
     def memory(self, evaluated, held_bytes):
         """The split of memory_mb for a solve with an evaluator (``evaluated``) or without (no
