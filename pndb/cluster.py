@@ -16,7 +16,7 @@ per job.
 
 import time
 
-from pndb.workers import DEPTH, MAX_DEATHS, Done, Router, WorkerError, WorkerStats, make_evaluator, warm_up
+from pndb.workers import Done, Member, Pool, WorkerError, make_evaluator, warm_up
 
 
 class ClusterError(ValueError):
@@ -46,22 +46,16 @@ def ray_module():
     return ray
 
 
-class Actor:
-    """The owner's side of one actor: its jobs in flight and what it has done."""
+class Actor(Member):
+    """The owner's side of one actor (its jobs: ObjectRef -> ticket)."""
 
     def __init__(self, actor_class, spec):
+        super().__init__()
         self.handle = actor_class.remote(spec)
-        self.jobs = {}  # ObjectRef -> ticket
-        self.done_jobs = self.nodes = 0
-        self.busy_seconds = 0.0
-        self.started = time.monotonic()
-
-    def stats(self):
-        return WorkerStats(self.done_jobs, self.nodes, self.busy_seconds, time.monotonic() - self.started)
 
 
-class ClusterPool:
-    """workers.WorkerPool's interface over Ray actors: room, submit, wait, stats, close."""
+class ClusterPool(Pool):
+    """workers.WorkerPool's interface over Ray actors (workers.Pool)."""
 
     def __init__(self, spec, address, workers=None):
         """Attach to the cluster at ``address`` (``local``: start one here, of ``workers``
@@ -76,44 +70,25 @@ class ClusterPool:
                 ray.init(address=address, log_to_driver=False, configure_logging=False)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise ClusterError(f"no Ray cluster at {address!r}: {str(e).splitlines()[0] if str(e) else e}") from None
-        self.size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0)(JobRunner)
-        self.actors = [Actor(self.actor_class, spec) for _ in range(self.size)]
-        self.router = Router()
-        self.tickets = 0
-        self.deaths = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        super().__init__([Actor(self.actor_class, spec) for _ in range(size)])
 
     def close(self):
-        for a in self.actors:
+        for a in self.members:
             self.ray.kill(a.handle)
-        self.actors = []
+        self.members = []
         if self.started_here:
             self.ray.shutdown()
 
-    def room(self):
-        return sum(DEPTH - len(a.jobs) for a in self.actors)
-
-    def in_flight(self):
-        return sum(len(a.jobs) for a in self.actors)
-
-    def submit(self, job, home, keys):
-        index = self.router.choose(home, keys, [len(a.jobs) for a in self.actors])
-        self.tickets += 1
-        actor = self.actors[index]
-        actor.jobs[actor.handle.run.remote(job)] = self.tickets
-        return self.tickets
+    def send(self, actor, ticket, job):
+        actor.jobs[actor.handle.run.remote(job)] = ticket
 
     def wait(self, timeout):
         """The jobs that come back within ``timeout`` seconds: each a Done (result None where
         its actor died)."""
         ray = self.ray
-        refs = [ref for a in self.actors for ref in a.jobs]
+        refs = [ref for a in self.members for ref in a.jobs]
         if not refs:
             return []
         ready, _ = ray.wait(refs, num_returns=1, timeout=timeout)
@@ -121,7 +96,7 @@ class ClusterPool:
             ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
         ready = set(ready)
         done = []
-        for index, actor in enumerate(list(self.actors)):
+        for index, actor in enumerate(list(self.members)):
             for ref in [r for r in actor.jobs if r in ready]:
                 ticket = actor.jobs.pop(ref)
                 try:
@@ -131,9 +106,7 @@ class ClusterPool:
                     continue
                 except ray.exceptions.RayTaskError as e:
                     raise WorkerError(f"a worker failed: {str(e).splitlines()[0]}") from None
-                actor.done_jobs += 1
-                actor.nodes += result.nodes
-                actor.busy_seconds += seconds
+                actor.finished(result, seconds)
                 done.append(Done(ticket, result, index))
             if actor.jobs == {} and any(d.result is None and d.worker == index for d in done):
                 self.replace(index)
@@ -141,10 +114,5 @@ class ClusterPool:
 
     def replace(self, index):
         """A new actor in the place of one that died."""
-        self.deaths += 1
-        if self.deaths > MAX_DEATHS:
-            raise WorkerError(f"{self.deaths} workers died in this solve")
-        self.actors[index] = Actor(self.actor_class, self.spec)
-
-    def stats(self):
-        return [a.stats() for a in self.actors]
+        self.died()
+        self.members[index] = Actor(self.actor_class, self.spec)

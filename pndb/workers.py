@@ -141,19 +141,80 @@ class Router:
         return index
 
 
-class Worker:
+class Member:
+    """The owner's account of one worker of a pool (a process here, a Ray actor in
+    pndb.cluster): its jobs in flight and what it has done."""
+
+    def __init__(self):
+        self.jobs = {}  # the jobs in flight, by whatever names them (a ticket, a Ray reference)
+        self.done_jobs = self.nodes = 0
+        self.busy_seconds = 0.0
+        self.started = time.monotonic()
+
+    def finished(self, result, seconds):
+        """Count a job that came back with ``result`` after ``seconds`` of work."""
+        self.done_jobs += 1
+        self.nodes += result.nodes
+        self.busy_seconds += seconds
+
+    def stats(self):
+        return WorkerStats(self.done_jobs, self.nodes, self.busy_seconds, time.monotonic() - self.started)
+
+
+class Pool:
+    """What every pool of workers shares: jobs routed by a Router to its ``members`` (Member
+    each, at most DEPTH jobs a member), tickets, the count of deaths, and a context manager
+    that closes it. A pool provides send(member, ticket, job), wait(timeout) and close()."""
+
+    def __init__(self, members):
+        self.members = members
+        self.size = len(members)
+        self.router = Router()
+        self.tickets = 0
+        self.deaths = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def room(self):
+        """How many more jobs the workers take now."""
+        return sum(DEPTH - len(m.jobs) for m in self.members)
+
+    def in_flight(self):
+        return sum(len(m.jobs) for m in self.members)
+
+    def submit(self, job, home, keys):
+        """Send ``job`` to a worker (Router.choose); returns the job's ticket. Call only while
+        room() > 0."""
+        index = self.router.choose(home, keys, [len(m.jobs) for m in self.members])
+        self.tickets += 1
+        self.send(self.members[index], self.tickets, job)
+        return self.tickets
+
+    def died(self, detail=""):
+        """Count a worker's death; WorkerError once more than MAX_DEATHS have died."""
+        self.deaths += 1
+        if self.deaths > MAX_DEATHS:
+            raise WorkerError(f"{self.deaths} workers died in this solve{detail}")
+
+    def stats(self):
+        """Each worker's WorkerStats (a replaced worker's count from its start)."""
+        return [m.stats() for m in self.members]
+
+
+class Worker(Member):
     """The owner's side of one worker process."""
 
     def __init__(self, context, spec, index):
+        super().__init__()
         self.index = index
         self.conn, child = context.Pipe()
         self.process = context.Process(target=worker_main, args=(child, spec), daemon=True)
         self.process.start()
         child.close()
-        self.jobs = {}  # ticket -> job, in flight
-        self.done_jobs = self.nodes = 0
-        self.busy_seconds = 0.0
-        self.started = time.monotonic()
 
     def send(self, ticket, job):
         """Send a job; to a worker that has died, the job is lost when its death is seen."""
@@ -162,9 +223,6 @@ class Worker:
             self.conn.send((ticket, job))
         except OSError:  # a broken pipe: the worker has died (receive() finds it)
             pass
-
-    def stats(self):
-        return WorkerStats(self.done_jobs, self.nodes, self.busy_seconds, time.monotonic() - self.started)
 
     def ask_to_stop(self):
         try:
@@ -181,7 +239,7 @@ class Worker:
         self.conn.close()
 
 
-class WorkerPool:
+class WorkerPool(Pool):
     """N worker processes with their evaluators: submit() a job with a home leaf, wait() for
     what comes back. A context manager: leaving it stops every worker (jobs still in flight are
     dropped; their leaves are simply searched again by a later solve)."""
@@ -191,32 +249,21 @@ class WorkerPool:
         start the others, so that a cold kernel cache is compiled once, not by every worker at
         the same time, and the compiling is over before the solve's clock starts."""
         self.spec = spec
-        self.size = workers
         self.context = multiprocessing.get_context("spawn")
-        self.workers = [Worker(self.context, spec, 0)]
+        first = Worker(self.context, spec, 0)
         if stagger:
-            self.await_ready(self.workers[0])
-        for i in range(1, workers):
-            self.workers.append(Worker(self.context, spec, i))
-        self.router = Router()
-        self.tickets = 0
-        self.deaths = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+            self.await_ready(first)
+        super().__init__([first] + [Worker(self.context, spec, i) for i in range(1, workers)])
 
     def close(self):
         """Stop every worker: those between jobs end at once, those in a job are killed after a
         second (a job's result is worth less than a prompt stop; the database has the rest)."""
-        for w in self.workers:
+        for w in self.members:
             w.ask_to_stop()
         deadline = time.monotonic() + 1.0
-        for w in self.workers:
+        for w in self.members:
             w.stop(deadline)
-        self.workers = []
+        self.members = []
 
     def await_ready(self, w):
         """Wait for worker ``w``'s "ready" (WorkerError if it fails or dies first)."""
@@ -227,26 +274,14 @@ class WorkerPool:
         if message[0] == "error":
             raise WorkerError(f"a worker failed: {message[1]}")
 
-    def room(self):
-        """How many more jobs the workers take now."""
-        return sum(DEPTH - len(w.jobs) for w in self.workers)
-
-    def in_flight(self):
-        return sum(len(w.jobs) for w in self.workers)
-
-    def submit(self, job, home, keys):
-        """Send ``job`` to a worker (Router.choose); returns the job's ticket. Call only while
-        room() > 0."""
-        index = self.router.choose(home, keys, [len(w.jobs) for w in self.workers])
-        self.tickets += 1
-        self.workers[index].send(self.tickets, job)
-        return self.tickets
+    def send(self, worker, ticket, job):
+        worker.send(ticket, job)
 
     def wait(self, timeout):
         """The jobs that come back within ``timeout`` seconds (none when none do): each a Done."""
-        ready = wait([w.conn for w in self.workers] + [w.process.sentinel for w in self.workers], timeout)
+        ready = wait([w.conn for w in self.members] + [w.process.sentinel for w in self.members], timeout)
         done = []
-        for w in list(self.workers):
+        for w in list(self.members):
             if w.conn in ready or w.process.sentinel in ready:
                 done.extend(self.receive(w))
         return done
@@ -266,9 +301,7 @@ class WorkerPool:
             if message[0] == "done":
                 _, ticket, result, seconds = message
                 del w.jobs[ticket]
-                w.done_jobs += 1
-                w.nodes += result.nodes
-                w.busy_seconds += seconds
+                w.finished(result, seconds)
                 done.append(Done(ticket, result, w.index))
         if not w.process.is_alive():
             done += self.replace(w)
@@ -276,16 +309,10 @@ class WorkerPool:
 
     def replace(self, w):
         """A dead worker's jobs, lost, and a new worker in its place."""
-        self.deaths += 1
-        if self.deaths > MAX_DEATHS:
-            raise WorkerError(f"{self.deaths} workers died in this solve (exit code {w.process.exitcode})")
+        self.died(f" (exit code {w.process.exitcode})")
         lost = [Done(ticket, None, w.index) for ticket in w.jobs]
         w.process.kill()
         w.process.join()
         w.conn.close()
-        self.workers[w.index] = Worker(self.context, self.spec, w.index)
+        self.members[w.index] = Worker(self.context, self.spec, w.index)
         return lost
-
-    def stats(self):
-        """Each worker's WorkerStats (a replaced worker's count from its start)."""
-        return [w.stats() for w in self.workers]
