@@ -33,7 +33,7 @@ writer's next open removes one left at that moment); a full disk leaves the data
 from typing import NamedTuple
 
 from pndb.book import STRATEGIES, StrategyWalker
-from pndb.games.placement.game import keys_from_arrays
+from pndb.games.interface import keys_from_arrays
 from pndb.integrity import decided_good
 from pndb.progress import Counter
 from pndb.values import EMPTY_PROOF, EXPANDED, NO_MOVE

@@ -13,7 +13,7 @@ import json
 import random
 from dataclasses import asdict, dataclass
 
-from pndb.book import STRATEGIES, StrategyWalker, known_interval, move_values, position_text
+from pndb.book import STRATEGIES, StrategyWalker, known_interval, move_values
 from pndb.games import GameError, load_game
 from pndb.store import StoreError
 from pndb.values import Status, Value, good_for, intersect, status_value
@@ -142,7 +142,7 @@ class DatabaseLookup:
             lo, hi = intersect((lo, hi), self.walker.interval(k))
         if lo > hi:
             raise StoreError(
-                f"the database is damaged: its values contradict each other at {position_text(game, pos)}"
+                f"the database is damaged: its values contradict each other at {game.position_text(pos)}"
             )
         value = Value.of(lo, hi)
         proof, fact = self.view.proof(key), mover_fact(value, game.first_to_move(pos))
@@ -152,7 +152,7 @@ class DatabaseLookup:
         cell = game.move_to_board(symmetry, move)
         if cell not in game.legal_moves(pos):
             raise StoreError(
-                f"the database is damaged: its proof's move at {position_text(game, pos)} is not legal there"
+                f"the database is damaged: its proof's move at {game.position_text(pos)} is not legal there"
             )
         return cell, value
 

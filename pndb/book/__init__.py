@@ -6,7 +6,7 @@ The names other modules use are re-exported here: ``from pndb.book import read_b
 """
 
 from pndb.book.export import export_book
-from pndb.book.format import Book, BookError, is_book, position_text, read_book, read_header
+from pndb.book.format import Book, BookError, is_book, read_book, read_header
 from pndb.book.lookup import known_interval, move_values
 from pndb.book.walk import STRATEGIES, ExportError, StrategyWalker
 
@@ -20,7 +20,6 @@ __all__ = [
     "is_book",
     "known_interval",
     "move_values",
-    "position_text",
     "read_book",
     "read_header",
 ]

@@ -16,7 +16,7 @@ import numpy as np
 import zstandard
 
 from pndb.games import GameError, family_of, game_from_rules, shown
-from pndb.games.placement.game import is_int
+from pndb.games.interface import is_int
 from pndb.values import NO_MOVE, Certificate, Status, Value
 
 MAGIC = b"PNBOOK\x00\x01"
@@ -136,8 +136,6 @@ MAGICS = {1: MAGIC, 2: b"PNBOOK\x00\x02"}  # format version -> magic
 MAGIC_PREFIX = MAGIC[:6]  # every version's: "PNBOOK", then two bytes of layout
 MAX_HEADER = 16 << 20  # bytes of JSON header a reader accepts
 CERT_HEAD = 19  # key (16), kind (1), payload length (2)
-PAIRING = 1
-CONNECT4_RULES = 2
 CHUNK = 1 << 16  # records read, checked and kept per step
 
 
@@ -173,25 +171,9 @@ class Book:
             return None, CODE_VALUES[code]
         cell = self.game.move_to_board(symmetry, move)
         if cell not in self.game.legal_moves(pos):
-            where = position_text(self.game, pos)
-            raise BookError(f"the book's move {grid_name(self.game, cell)} at {where} is not legal there")
+            where = self.game.position_text(pos)
+            raise BookError(f"the book's move {self.game.board_name(cell)} at {where} is not legal there")
         return cell, CODE_VALUES[code]
-
-
-def position_text(game, pos):
-    """A position as a user can find it: where each player's stones are (grid coordinates, also
-    with gravity, where a column digit would not say which cell)."""
-    held = [[grid_name(game, c) for c in game.cells if game.owner(pos, c) == player] for player in (1, 2)]
-    if not any(held):
-        return "the empty board"
-    first, second = (" ".join(names) or "no cell" for names in held)
-    return f"the position with X on {first} and O on {second}"
-
-
-def grid_name(game, cell):
-    """A cell by its column letter and row, with gravity too (cell index beyond 26 columns)."""
-    row, col = divmod(cell, game.width)
-    return f"{chr(97 + col)}{row + 1}" if game.width <= 26 else f"cell {cell}"
 
 
 class Inflater:
@@ -342,12 +324,15 @@ def check_header(header, version):
     if version == 2 and not CERT_HEAD * certs <= header["certificate_bytes"] <= (CERT_HEAD + 0xFFFF) * certs:
         raise BookError("the book header's certificate_bytes do not fit its certificates")
     rules = header["rules"]
-    if not isinstance(rules, dict) or not isinstance(rules.get("symmetries"), list):
-        raise BookError("the book's rules do not list their symmetries")
+    if not isinstance(rules, dict):
+        raise BookError("the book's rules are not a JSON object")
     try:
         game = game_from_rules(rules, name)
     except GameError as e:
         raise BookError(f"the book's rules are unusable: {e}") from None
+    problem = game.book_rules_problem(rules)
+    if problem is not None:
+        raise BookError(f"the book's rules {problem}")
     check_start(header["start"], game)
     return game
 
@@ -366,7 +351,7 @@ def start_problem(start, game):
     if not isinstance(start, dict) or not isinstance(start.get("moves"), str):
         return "is not a position"
     cells = start.get("cells")
-    if not (isinstance(cells, list) and len(cells) <= game.ncells and all(is_int(c) for c in cells)):
+    if not (isinstance(cells, list) and all(is_int(c) for c in cells)):
         return "cells are not a list of cells"
     pos = game.parse_moves("")[0]  # the empty board
     for cell in cells:
@@ -384,11 +369,8 @@ def start_problem(start, game):
 
 def read_records(inflater, count, game):
     """The records, read and checked a chunk at a time (a damaged book is refused at its first
-    bad chunk, before the rest is inflated): keys strictly ascending and positions of the game,
-    value codes known, moves 255 or an empty playable cell."""
-    playable = np.zeros(256, dtype=bool)
-    playable[list(game.cells)] = True
-    cell_mask = np.uint64(sum(1 << c for c in game.cells))
+    bad chunk, before the rest is inflated): keys strictly ascending, value codes known, and
+    keys and moves as the game's family says (``game.record_problems``)."""
     body = bytearray()
     last = None
     for start in range(0, count, CHUNK):
@@ -400,15 +382,10 @@ def read_records(inflater, count, game):
         pa, pb = np.concatenate((pa, a[:-1])), np.concatenate((pb, b[:-1]))
         above = (a > pa) | ((a == pa) & (b > pb))
         above[0] |= last is None
-        lead = np.bitwise_count(a).astype(np.int64) - np.bitwise_count(b).astype(np.int64)
-        stray = (a & b != 0) | ((a | b) & ~cell_mask != 0) | ~np.isin(lead, (0, 1))
         bad = {
             "its key is not above the key of the record before it": ~above,
-            "it is not a position of the game": stray,
             "its value code is unknown": value > max(CODE_VALUES),
-            "its move is not a playable cell": (move != NO_MOVE) & ~playable[move],
-            "its move is an occupied cell": (move != NO_MOVE)
-            & ((a | b) >> np.minimum(move, 63).astype(np.uint64) & np.uint64(1) != 0),
+            **game.record_problems(a, b, move),
         }
         for reason, mask in bad.items():
             if mask.any():
@@ -438,43 +415,13 @@ def read_certificates(inflater, book):
                 "(key, kind, payload)"
             )
         previous = (key, kind, payload)
-        a, b = int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big")
-        row = book.index(a, b)
+        row = book.index(int.from_bytes(key[:8], "big"), int.from_bytes(key[8:], "big"))
         if row is None:
             raise BookError(f"the book is damaged: certificate {i}: its position has no record")
         value = CODE_VALUES[int(book.records["value"][row])]
-        problem = certificate_problem(book.game, a, b, kind, payload, value)
+        problem = book.game.certificate_problem(key, Certificate(kind, payload), value)
         if problem:
             raise BookError(f"the book is damaged: certificate {i}: {problem}")
         book.certificates.setdefault(key, []).append(Certificate(kind, payload))
     if used != declared:
         raise BookError(f"the book is damaged: its certificates take {used} bytes, not {declared}")
-
-
-def certificate_problem(game, a, b, kind, payload, value):
-    """What is structurally wrong with a certificate at the canonical position (a, b) whose
-    record has the value ``value``, or None. Whether it proves anything is the verifier's
-    business."""
-    if kind == CONNECT4_RULES:
-        from pndb.games.connect4 import certificate as C
-
-        try:
-            C.decode_certificate(payload)
-        except C.CertificateError as e:
-            return str(e)
-        return None
-    if kind != PAIRING:
-        return f"kind {kind} is unknown"
-    if game.gravity:
-        return "a pairing certificate in a game with gravity"
-    if len(payload) % 2 != 1 or payload[0] not in (1, 2):
-        return "a pairing payload is a defender (1 or 2) and pairs of cells"
-    cells = payload[1:]
-    if any(c not in game.cells or (a | b) >> c & 1 for c in cells):
-        return "a paired cell is not an empty playable cell"
-    if len(set(cells)) != len(cells):
-        return "a cell occurs twice in its pairs"
-    proven = Value.FIRST_WONT_WIN if payload[0] == 2 else Value.SECOND_WONT_WIN
-    if value.lo < proven.lo or value.hi > proven.hi:
-        return f"its record's value {value.name} does not include what player {payload[0]}'s pairing proves"
-    return None

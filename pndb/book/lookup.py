@@ -1,6 +1,6 @@
 """Looking positions up in a book as read: what it tells of a position and of each move."""
 
-from pndb.book.format import BookError, position_text
+from pndb.book.format import BookError
 from pndb.values import Status, Value, intersect, status_value
 
 
@@ -19,7 +19,7 @@ def known_interval(book, pos, lookahead=1):
         pick = max if game.first_to_move(pos) else min
         lo, hi = intersect((lo, hi), (pick(k[0] for k in kids), pick(k[1] for k in kids)))
     if lo > hi:
-        raise BookError(f"the book's values contradict each other at {position_text(game, pos)}")
+        raise BookError(f"the book's values contradict each other at {game.position_text(pos)}")
     return lo, hi
 
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pndb.book.format import INTERVAL_CODES, RECORD
-from pndb.games.placement.game import Children, arrays_from_keys, key_bytes, keys_from_arrays
+from pndb.games.interface import Children, arrays_from_keys, key_bytes, keys_from_arrays
 from pndb.values import (
     GAME_OVER,
     NO_MOVE,
@@ -70,8 +70,8 @@ class StrategyWalker:
     collecting what a book holds: a record per position the strategies need (the owner's move,
     or none where a certificate decides the position) and the certificates used.
 
-    The walk goes depth by depth (every move adds a stone, so the positions of one depth are
-    met at no other) and a depth's positions a batch at a time, as arrays of key halves: their
+    The walk goes depth by depth (a position met again at a later depth is walked again: its
+    records merge) and a depth's positions a batch at a time, as arrays of key halves: their
     nodes, proofs and certificates in one LMDB call each, their children in one kernel call,
     the strategy's choices by numpy (a book has hundreds of thousands of positions; a call per
     position cost most of the export's time)."""
@@ -236,13 +236,9 @@ class StrategyWalker:
         return np.concatenate(out_a), np.concatenate(out_b)
 
     def check_moves(self, a, b, moves, keys, rows):
-        """ExportError unless each of ``moves`` is a move at its position (an empty playable
-        cell): a damaged proof record's move is not one."""
-        cells = sum(1 << c for c in self.view.game.cells)
-        on_board = moves < 64
-        shift = np.where(on_board, moves, 0).astype(np.uint64)
-        free = np.uint64(cells) & ~(a | b)
-        bad = ~on_board | ((free >> shift) & np.uint64(1) == 0)
+        """ExportError unless each of ``moves`` is a move at its position: a damaged proof
+        record's move is not one."""
+        bad = self.view.game.illegal_of_many(a, b, moves)
         if bad.any():
             i = int(np.argmax(bad))
             key = keys[np.flatnonzero(rows)[i]]
@@ -299,8 +295,6 @@ class GraphSources:
 
     def sources(self, pos, inherited):
         """The Sources of the canonical book position ``pos``, and its node (or None)."""
-        from pndb.games.placement.graphkey import cell_map
-
         game = self.game
         key = game.key(pos)
         found = [Source(key, pos, {c: c for c in range(64)})]
@@ -308,7 +302,7 @@ class GraphSources:
         node = self.view.node(node_key)
         if node is not None and node_key != key:  # the view reads a node key's proof and
             rep = self.view.game.position(node_key)  # certificates at its representative too
-            found.append(Source(node_key, rep, cell_map(game, pos, rep)))
+            found.append(Source(node_key, rep, self.view.game.cell_map(pos, rep)))
         found += [s for s in inherited if s.key not in {f.key for f in found}]
         return found, node
 

@@ -14,7 +14,7 @@ from pndb.games.placement import patterns as P
 from pndb import values
 from pndb.contracts import CERTIFIED, EPS, LeafProofs, LeafResult
 from pndb.defaults import INNER_ENTRY_BYTES as ENTRY_BYTES
-from pndb.games.placement.game import arrays_from_keys, keys_from_arrays
+from pndb.games.interface import arrays_from_keys, keys_from_arrays
 from pndb.values import Certificate
 from pndb.inner.frames import new_stack, solve_one
 from pndb.inner.knowledge import KNOWLEDGE_RARE, KNOWLEDGE_TRIAL

@@ -12,10 +12,11 @@ from typing import NamedTuple
 import numpy as np
 
 from pndb.games.errors import GameError
+from pndb.games.interface import Canonical, Children, Summary, is_int, key_bytes, keys_from_arrays
 from pndb.games.placement import kernels as K
 from pndb.games.placement import notation
 from pndb.games.placement.kernels import Tables
-from pndb.values import PAIRING, Certificate, Status, Value
+from pndb.values import NO_MOVE, PAIRING, Certificate, Status, Value
 
 
 # Allis' rules are tried where at most this many squares are empty: on every position up to 7 x 6
@@ -30,47 +31,6 @@ class Position(NamedTuple):
 
     first: int
     second: int
-
-
-class Canonical(NamedTuple):
-    """A position's canonical key and the index of a symmetry that maps the position onto it."""
-
-    key: bytes
-    symmetry: int
-
-
-class Children(NamedTuple):
-    """The children of an ongoing position, in move order, one per symmetry class: canonical
-    keys, the moves (cells of the parent's orientation) and each child's status."""
-
-    keys: list
-    moves: list
-    statuses: list
-
-
-class Summary(NamedTuple):
-    board: str
-    cells: int
-    symmetries: int
-    patterns: int
-    rules: list
-
-
-def key_bytes(a, b):
-    """The 16-byte key of a canonical pair of bitboards (big-endian: key order is numeric order)."""
-    return int(a).to_bytes(8, "big") + int(b).to_bytes(8, "big")
-
-
-def keys_from_arrays(ka, kb):
-    """16-byte keys from arrays of key halves."""
-    raw = np.stack([ka, kb], axis=1).astype(">u8").tobytes()
-    return [raw[16 * i : 16 * i + 16] for i in range(len(ka))]
-
-
-def arrays_from_keys(keys):
-    """The key halves of 16-byte keys, as two uint64 arrays: keys_from_arrays undone."""
-    halves = np.frombuffer(b"".join(keys), ">u8").reshape(-1, 2).astype(np.uint64)
-    return halves[:, 0].copy(), halves[:, 1].copy()
 
 
 class PositionCodec:
@@ -216,6 +176,16 @@ class Game:
                   for x in (a, b)]  # fmt: skip
         return stones[0] == stones[1]
 
+    def illegal_of_many(self, a, b, moves):
+        """Where each of ``moves`` is not a move at the position of its canonical key (arrays
+        of key halves): not an empty playable cell (a damaged proof record's move), as a bool
+        array. Only the cell is checked: a move the first-stone rule forbids, or one in a
+        finished game, is not told."""
+        on_board = moves < 64
+        shift = np.where(on_board, moves, 0).astype(np.uint64)
+        free = np.uint64(self.tables.cell_mask[0]) & ~(a | b)
+        return ~on_board | ((free >> shift) & np.uint64(1) == 0)
+
     def legal_moves(self, pos):
         """The legal moves in move order (whether or not the game is over)."""
         legal = int(K.legal_mask(np.uint64(pos.first), np.uint64(pos.second), self.tables))
@@ -251,6 +221,69 @@ class Game:
 
     def outcome_text(self, status):
         return notation.outcome_text(status)
+
+    def position_text(self, pos):
+        """The position in an error message (where the stones are)."""
+        return notation.position_text(self, pos.first, pos.second)
+
+    def board_name(self, move):
+        """A move in an error message: its cell by column letter and row, also with gravity."""
+        return notation.grid_name(self, move)
+
+    # ------------------------------------------------------------ its books (docs/book-format.md)
+
+    def book_rules_problem(self, rules):
+        """What is wrong with the rules of a book's header beyond what makes the game, or None:
+        a book lists its symmetries."""
+        return None if isinstance(rules.get("symmetries"), list) else "do not list their symmetries"
+
+    def record_problems(self, a, b, moves):
+        """{reason: where it holds} of a book's records (arrays of key halves and moves): keys
+        that are no position of the game, moves that are no empty playable cell (255: none)."""
+        cells = np.uint64(self.tables.cell_mask[0])
+        playable = np.zeros(256, dtype=bool)
+        playable[list(self.cells)] = True
+        lead = np.bitwise_count(a).astype(np.int64) - np.bitwise_count(b).astype(np.int64)
+        stray = (a & b != 0) | ((a | b) & ~cells != 0) | ~np.isin(lead, (0, 1))
+        stored = moves != NO_MOVE
+        return {
+            "it is not a position of the game": stray,
+            "its move is not a playable cell": stored & ~playable[moves],
+            "its move is an occupied cell": stored
+            & ((a | b) >> np.minimum(moves, 63).astype(np.uint64) & np.uint64(1) != 0),
+        }
+
+    def certificate_problem(self, key, cert, value):
+        """What is structurally wrong with a book's certificate at the canonical position of
+        ``key`` whose record has the value ``value``, or None. Whether it proves anything is the
+        verifier's business."""
+        if cert.kind != PAIRING:
+            from pndb.games.connect4 import certificate as C
+
+            if cert.kind != C.CERTIFICATE_KIND:
+                return f"kind {cert.kind} is unknown"
+            try:
+                C.decode_certificate(cert.payload)
+            except C.CertificateError as e:
+                return str(e)
+            return None
+        if self.gravity:
+            return "a pairing certificate in a game with gravity"
+        payload = cert.payload
+        if len(payload) % 2 != 1 or payload[0] not in (1, 2):
+            return "a pairing payload is a defender (1 or 2) and pairs of cells"
+        occupied = int.from_bytes(key[:8], "big") | int.from_bytes(key[8:], "big")
+        cells = payload[1:]
+        if any(c not in self.cells or occupied >> c & 1 for c in cells):
+            return "a paired cell is not an empty playable cell"
+        if len(set(cells)) != len(cells):
+            return "a cell occurs twice in its pairs"
+        proven = self.certificate_value(cert)
+        if value.lo < proven.lo or value.hi > proven.hi:
+            return (
+                f"its record's value {value.name} does not include what player {payload[0]}'s pairing proves"
+            )
+        return None
 
     # ------------------------------------------------------------ knowledge with certificates
 
@@ -335,8 +368,3 @@ class Game:
             rules.append(f"draw after {self.disc_cap} stones")
         board = f"{self.width}x{self.height}"
         return Summary(board, self.ncells, len(self.symmetries), len(self.patterns), rules)
-
-
-def is_int(value):
-    """A JSON integer: true/false and 3.0 are not (Python's bool is an int)."""
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -50,7 +50,8 @@ import pynauty  # the optional `graph` extra
 from pndb.games.placement.kernels import ZERO, popcount
 from pndb.games.placement.patterns import lowest_cell
 from pndb.games.errors import GameError
-from pndb.games.placement.game import Children, Position
+from pndb.games.interface import Children
+from pndb.games.placement.game import Position
 from pndb.values import GAME_OVER, Status
 
 # the colour classes of the pattern vertices, in the order the partition lists them
@@ -402,6 +403,11 @@ class GraphKeyedGame:
                 f"{key.hex()}; refusing to merge them"
             )
         return self.nodes.remember(board, key)
+
+    def cell_map(self, pos, other):
+        """The isomorphism of the remaining games of two board positions with one graph key
+        (:func:`cell_map`): what the book's walk maps moves and certificates through."""
+        return cell_map(self.game, pos, other)
 
     def children(self, pos):
         """The position's children (see spec.Children) with keys here: node keys for the

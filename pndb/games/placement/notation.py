@@ -24,6 +24,22 @@ def cell_name(game, cell):
     return f"{chr(ord('a') + col)}{row + 1}"
 
 
+def grid_name(game, cell):
+    """A cell by its column letter and row, with gravity too (where a column digit would not
+    say which cell; the cell index beyond 26 columns)."""
+    row, col = divmod(cell, game.width)
+    return f"{chr(97 + col)}{row + 1}" if game.width <= 26 else f"cell {cell}"
+
+
+def position_text(game, first, second):
+    """A position as a user can find it: where each player's stones are."""
+    held = [[grid_name(game, c) for c in game.cells if stones >> c & 1] for stones in (first, second)]
+    if not any(held):
+        return "the empty board"
+    a, b = (" ".join(names) or "no cell" for names in held)
+    return f"the position with X on {a} and O on {b}"
+
+
 def format_moves(game, cells):
     sep = " " if game.gravity and game.width > 9 or not game.gravity else ""
     return sep.join(cell_name(game, c) for c in cells)

@@ -8,7 +8,8 @@ import json
 import numpy as np
 
 from pndb.games.errors import GameError, shown
-from pndb.games.placement.game import C4_RULES_MAX_EMPTY, C4_RULES_NODES, Game, is_int
+from pndb.games.interface import is_int
+from pndb.games.placement.game import C4_RULES_MAX_EMPTY, C4_RULES_NODES, Game
 from pndb.games.placement.kernels import Tables
 
 # Caps on rules data (docs/game-format.md): beyond them a file is refused before any work.
