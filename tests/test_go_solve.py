@@ -111,16 +111,6 @@ def test_score_finds_the_margin_by_solving_at_komi_values(tmp_path):
     assert_user_error(run_process("solve", "tictactoe", "--score", "--db", tmp_path / "t"), "no komi")
 
 
-def test_export_and_compact_of_a_go_database_are_one_line_and_change_nothing(tmp_path):
-    db = tmp_path / "go.lmdb"
-    pndb.solve("go:2x2:komi=1", db=db, inner_nodes=0)
-    before = (db / "data.mdb").read_bytes()
-    for args in (("export", db, "-o", tmp_path / "go.pnbook"), ("compact", db)):
-        assert_user_error(run_process(*args), "do not walk Go's strategies yet")
-    assert (db / "data.mdb").read_bytes() == before
-    assert not (tmp_path / "go.pnbook").exists()
-
-
 def test_a_position_record_under_another_key_is_refused(tmp_path):
     """A database whose positions table holds under one key the record of another position
     (tampered, or damaged) is refused with one line wherever the record is read back."""

@@ -20,9 +20,9 @@ from pndb.games.errors import GameError, MoveError, shown
 from pndb.games.go import kernels as K
 from pndb.games.go import notation
 from pndb.games.go.notation import PASS
-from pndb.games.placement.game import Canonical, Children, Summary, is_int
+from pndb.games.interface import Canonical, Children, PerPosition, Summary, is_int
 from pndb.games.placement.rules import grid_symmetries
-from pndb.values import Certificate, Status, Value
+from pndb.values import NO_MOVE, Certificate, Status, Value
 
 MAX_SIDE = 7  # boards up to 7x7 (49 points in a uint64)
 HALF = 64  # a board code is black | white << HALF
@@ -86,7 +86,7 @@ CODEC = PositionCodec()
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(PerPosition):
     spec: str  # canonical: go:WxH, or go:WxH:komi=K when K is not 0
     width: int
     height: int
@@ -322,11 +322,38 @@ class Game:
     def outcome_text(self, status):
         return notation.outcome_text(status)
 
-    def no_strategy_walk(self, *args):
-        """The batched methods of the book's walk (`pndb export`, `pndb compact`): not Go's yet."""
-        raise GameError("pndb export and pndb compact do not walk Go's strategies yet")
+    def position_text(self, pos):
+        return notation.position_text(self, pos)
 
-    children_of_many = first_to_move_of_many = after_moves = no_strategy_walk
+    def board_name(self, move):
+        return notation.move_name(self, move)
+
+    # ------------------------------------------------------------ its books (docs/go-book-format.md)
+    # (the batched methods of the book's walk are PerPosition's: a Go book is small)
+
+    def book_rules_problem(self, rules):
+        return None  # (from_rules takes only the rules this game writes)
+
+    def record_problems(self, a, b, moves):
+        """{reason: where it holds} of a book's records: a key is a digest (nothing to check),
+        a move a point, a pass or 255 (none)."""
+        moves = np.asarray(moves)
+        stray = (moves >= self.ncells) & (moves != PASS) & (moves != NO_MOVE)
+        return {"its move is not a point or a pass": stray}
+
+    def certificate_problem(self, key, cert, value):
+        """What is structurally wrong with a book's certificate whose record has ``value``, or
+        None: the margin bound's kind and empty payload, a value that includes what it proves."""
+        if cert.kind != MARGIN_BOUND:
+            return f"kind {cert.kind} is unknown"
+        if cert.payload:
+            return "a margin bound has no payload"
+        proven = self.bound_value()
+        if proven is None:
+            return f"the margin bound proves nothing at komi {self.komi}"
+        if value.lo < proven.lo or value.hi > proven.hi:
+            return f"its record's value {value.name} does not include what the margin bound proves"
+        return None
 
     def certificates(self, pos):
         """The margin bound (kind 3, no payload) where the komi alone decides a question: no

@@ -78,6 +78,16 @@ def render(game, pos):
     return "\n".join(lines)
 
 
+def position_text(game, pos):
+    """A position in an error message: its stones, the player to move and a pass just played
+    (its history is not shown: the line that led to it is the caller's to give)."""
+    held = [[move_name(game, p) for p in game.cells if game.owner(pos, p) == player] for player in (1, 2)]
+    where = "the empty board" if not any(held) else "X on {} and O on {}".format(
+        *(" ".join(names) or "no point" for names in held))
+    mover = "Black" if pos.black_to_move else "White"
+    return f"{where}, {mover} to move" + (" after a pass" if pos.passes == 1 else "")
+
+
 def outcome_text(state):
     return {
         Status.FIRST_WON: "Black (the first player) has won: its margin exceeds the komi",
