@@ -233,3 +233,24 @@ def test_positions_one_at_a_time_give_a_placement_game_the_same_book(tmp_path):
             export_book(store, g, out)
         books.append(read_raw(out)[1])
     assert books[0] == books[1] and len(books[0]) > 10
+
+
+def rewritten(book, out, change):
+    """A copy of ``book`` whose decompressed content is ``change(content)``, a valid frame."""
+    raw = zstandard.ZstdDecompressor().decompress(Path(book).read_bytes())
+    out.write_bytes(zstandard.ZstdCompressor(write_checksum=True).compress(change(raw)))
+    return out
+
+
+def test_a_go_book_with_a_damaged_record_or_certificate_is_refused_in_one_line(tmp_path):
+    db, book = tmp_path / "go.lmdb", tmp_path / "go.pnbook"
+    pndb.solve("go:3x1:komi=3", db=db, inner_nodes=0)
+    pndb.export(db, book)
+    header, records = read_raw(book, [])
+    raw = zstandard.ZstdDecompressor().decompress(book.read_bytes())
+    at = raw.index(next(iter(records)))  # the first record
+    bad_move = rewritten(book, tmp_path / "m.pnbook", lambda r: r[: at + 16] + bytes([70]) + r[at + 17 :])
+    assert_user_error(run_process("show", bad_move), "record 0: its move is not a point or a pass")
+    cert = at + 18 * header["records"]
+    bad_kind = rewritten(book, tmp_path / "k.pnbook", lambda r: r[: cert + 16] + bytes([1]) + r[cert + 17 :])
+    assert_user_error(run_process("show", bad_kind), "certificate 0: kind 1 is unknown")
