@@ -147,23 +147,31 @@ class Search:
         and its thresholds (th_pn, th_dn): the leaf stays most-proving while its pn < th_pn and
         its dn < th_dn, up to the 1+eps slack df-pn gives (INF: no threshold).
 
-        With ``busy`` (the leaves whose jobs are in flight), a most-proving leaf among the others:
-        a busy leaf counts as hopeless for selection alone (a virtual loss: nothing virtual is
-        stored), and so does a node all of whose open children are; None when every path from
-        the root ends in a busy leaf."""
+        With ``busy`` (the leaves whose jobs are in flight), a most-proving leaf among the others,
+        as if every busy leaf's job had come back with the outcome the root's numbers make the
+        likelier (a virtual proof where the root's pn <= dn, else a virtual disproof; the same
+        for all, as the answer will be): a node that outcome decides is passed over, so a second
+        job goes where the first one's outcome leaves work the answer needs (the other children
+        of a node that needs them all), not to an alternative it would make moot. (Assuming
+        each leaf's own likelier outcome searched 20-30% more nodes on connect4:6x5 with two
+        workers.) None when every path from the root is so passed over."""
         if not busy:
-            return self.descend(root, q, ())
+            return self.descend(root, q, {})
         if root in busy:
             return None
-        blocked = set(busy)
+        rec = self.cache.get(root)
+        blocked = dict.fromkeys(busy, rec.pn(q) <= rec.dn(q))  # the outcome assumed: a proof?
         while True:
             picked = self.descend(root, q, blocked)
             if picked is not None or root in blocked:
                 return picked
 
     def descend(self, root, q, blocked):
-        """select()'s walk from the root, avoiding the children in ``blocked``; a node whose
-        children are all blocked (or hopeless) is added to it, and None returned."""
+        """select()'s walk from the root, avoiding the children in ``blocked`` (the key of each
+        with the outcome assumed of it: a proof?). A node that a blocked child decides (a proof
+        where the first player moves, a disproof where the second does), or whose children are
+        all blocked or hopeless, is added to ``blocked`` with the outcome it then has, and None
+        returned."""
         key = root
         rec = self.cache.get(key)
         th_pn = th_dn = INF
@@ -175,14 +183,19 @@ class Search:
             th_near, th_far = (th_pn, th_dn) if first else (th_dn, th_pn)
             open_ = [j for j in range(len(keys)) if keys[j] not in blocked] if blocked else range(len(keys))
             i = min(open_, key=lambda j: near(recs[j], q), default=None)  # the first of equals: move order
-            if blocked and (i is None or near(recs[i], q) >= INF):
-                blocked.add(key)
-                return None
+            if blocked:
+                if any(blocked.get(k) == first for k in keys):  # a blocked child decides it
+                    blocked[key] = bool(first)
+                    return None
+                if i is None or near(recs[i], q) >= INF:  # every child blocked or hopeless
+                    blocked[key] = not first
+                    return None
             second = min((near(recs[j], q) for j in open_ if j != i), default=INF)
             if second < INF:
                 th_near = min(th_near, int(second * (1.0 + EPS)) + 1)
-            if th_far < INF:
-                th_far = th_far - far(rec, q) + far(recs[i], q)
+            if th_far < INF:  # a blocked child's far number is 0 as the assumed outcome has it
+                siblings = sum(far(recs[j], q) for j in open_ if j != i) if blocked else far(rec, q) - far(recs[i], q)
+                th_far = th_far - siblings
             th_pn, th_dn = (th_near, th_far) if first else (th_far, th_near)
             key, rec = keys[i], recs[i]
         return key, th_pn, th_dn
@@ -365,6 +378,9 @@ class Search:
             if not rec.evaluated(q):
                 self.submit([leaf], q, leaf, base)
             elif self.settings.inner_scheme == "follow" and rec.work < self.expand_work():
+                # a threshold the leaf's numbers reach already (the virtual outcomes are an
+                # estimate) would send a job back at once: the budget alone bounds that one
+                th_pn, th_dn = (th if th > number else INF for th, number in ((th_pn, rec.pn(q)), (th_dn, rec.dn(q))))
                 self.submit([leaf], q, leaf, self.follow_budget(rec), th_pn=th_pn, th_dn=th_dn)
             else:
                 fresh = self.add_children(leaf, q)

@@ -128,6 +128,48 @@ def test_select_avoids_busy_leaves(tmp_path):
         cache.close()
 
 
+def tictactoe_search(tmp_path, expansions):
+    """A tictactoe Search (no evaluator) after ``expansions`` expansions, its store and root."""
+    game = load_game("tictactoe")
+    root = game.key(game.parse_moves("")[0])
+    store = open_for_game(tmp_path / "db", game, writer=True)
+    search = Search(NodeCache(store), game, SolveSettings(max_nodes=expansions, inner_nodes=0))
+    search.solve(root, final_checkpoint=False)
+    return search, root
+
+
+def test_a_busy_leaf_that_would_decide_its_parent_sends_no_second_job_there(tmp_path):
+    """Virtual outcomes: after the root's expansion (the first player to move, its children new
+    leaves) the root's pn is below its dn, so a busy child is taken as a proof, which would prove
+    the root: no other leaf is worth a job (a sibling's search would be moot), and select() says
+    None; taken as 'hopeless' instead, a sibling would be picked."""
+    search, root = tictactoe_search(tmp_path, 1)
+    rec = search.cache.get(root)
+    assert rec.pn(0) < rec.dn(0)
+    leaf, _, _ = search.select(root, 0)
+    assert leaf in search.children(root).keys
+    assert search.select(root, 0, {leaf}) is None
+    search.cache.close()
+
+
+def test_beside_a_busy_leaf_the_work_the_answer_needs_is_picked(tmp_path):
+    """Where the second player moves, every child must be proven: beside a busy child the next
+    job goes to a sibling, with thresholds that its own numbers do not reach yet."""
+    for expansions in range(2, 12):  # until the most-proving leaf's parent is such a node
+        search, root = tictactoe_search(tmp_path / str(expansions), expansions)
+        leaf, _, _ = search.select(root, 0)
+        (parent,) = search.cache.parents(leaf)
+        if not search.first(parent):
+            break
+        search.cache.close()
+    assert not search.first(parent) and search.cache.get(root).pn(0) <= search.cache.get(root).dn(0)
+    picked, th_pn, th_dn = search.select(root, 0, {leaf})
+    assert picked != leaf and picked in search.children(parent).keys
+    rec = search.cache.get(picked)
+    assert rec.pn(0) < th_pn and rec.dn(0) < th_dn
+    search.cache.close()
+
+
 # ------------------------------------------------------------------ a cluster (the optional extra)
 
 
