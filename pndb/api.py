@@ -342,10 +342,12 @@ def solve_positions(
     graph_keys=False, on_compile=None,
 ):  # fmt: skip
     """Solve the start position of each line (a move string) in one database (a temporary one
-    without ``db``); yields a PositionResult each. The limits apply to each position. The
-    search commits every ``checkpoint_seconds`` and at the end, not after each position: a
-    commit costs more than solving most positions near the end of a game. ``on_compile``: as
-    solve's."""
+    without ``db``); yields a PositionResult each. ``lines`` may be any iterable, read a line
+    at a time as the results are taken (a stream: each answer before the next line is read).
+    The limits apply to each position. The search commits every ``checkpoint_seconds`` and at
+    the end, not after each position (a commit costs more than solving most positions near
+    the end of a game), and before an error of ``lines`` or of a line's moves is raised.
+    ``on_compile``: as solve's."""
     settings = SolveSettings(
         max_seconds=max_seconds, max_nodes=max_nodes, target=target, inner_nodes=inner_nodes,
         inner_scheme=inner_scheme, inner_mb=inner_mb, memory_mb=memory_mb, knowledge=knowledge,
@@ -354,9 +356,11 @@ def solve_positions(
     if isinstance(lines, (str, bytes)):
         raise SettingsError("solve_positions takes a list of move strings, not one string")
     g = checked_game(game, db, settings, graph_keys)
-    starts = [(text, g.parse_moves(text)[0]) for text in lines]
-    if not starts:
+    lines = iter(lines)
+    first = next(lines, None)
+    if first is None:
         return  # nothing to solve: no database is made, no kernel loaded
+    opening = (first, g.parse_moves(first)[0])  # a bad first line: an error before anything is made
     with tempfile.TemporaryDirectory(prefix="pndb-") as tmp:
         path = db or os.path.join(tmp, "positions.lmdb")
         with (
@@ -367,8 +371,24 @@ def solve_positions(
             if not quick:
                 announce()
             search = make_search(store, g, settings, quick, announce)
+
+            def starts():
+                """(text, position) of each line, as it comes; the search's work committed
+                before the source's error or a bad line's is raised."""
+                yield opening
+                while True:
+                    try:
+                        text = next(lines, None)
+                        start = None if text is None else (text, g.parse_moves(text)[0])
+                    except BaseException:
+                        search.checkpoint()
+                        raise
+                    if start is None:
+                        return
+                    yield start
+
             try:
-                for text, pos in starts:
+                for text, pos in starts():
                     root = search.game.key(pos)
                     work = search.expansions + search.evaluator_nodes
                     outcome = search.solve(root, should_stop, final_checkpoint=False)

@@ -308,16 +308,41 @@ def progress_delay():
         fail(f"PNDB_PROGRESS_DELAY must be a number of seconds from 0 up, not {text!r}")
 
 
+class StopFlag:
+    """What SIGINT and SIGTERM leave: calling it says whether one came. While ``reading()``,
+    one raises KeyboardInterrupt at once instead (a read waits for input; a flag would be seen
+    only after the next line)."""
+
+    def __init__(self):
+        self.signals = []
+        self.waiting = False
+
+    def __call__(self):
+        return bool(self.signals)
+
+    def handle(self, signum, frame):
+        self.signals.append(signum)
+        if self.waiting:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def reading(self):
+        if self.signals:
+            raise KeyboardInterrupt
+        self.waiting = True
+        try:
+            yield
+        finally:
+            self.waiting = False
+
+
 @contextmanager
 def stop_on_signals():
-    """Until the block ends, SIGINT and SIGTERM only set a flag; yields ``should_stop``."""
-    stop = []
-    old = {
-        s: signal.signal(s, lambda signum, frame: stop.append(signum))
-        for s in (signal.SIGINT, signal.SIGTERM)
-    }
+    """Until the block ends, SIGINT and SIGTERM only set a flag; yields it (a StopFlag)."""
+    flag = StopFlag()
+    old = {s: signal.signal(s, flag.handle) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield lambda: bool(stop)
+        yield flag
     finally:
         for s, h in old.items():
             signal.signal(s, h)
@@ -375,8 +400,10 @@ def stop_on_signals():
 )
 @click.option(
     "--positions",
-    type=NonEmptyPath(exists=True, dir_okay=False),
-    help="Solve every start position of this file (a move string per line) and print a line each.",
+    type=NonEmptyPath(exists=True, dir_okay=False, allow_dash=True),
+    help="Solve every start position of this file (a move string per line) and print a line each; "
+    "'-': read them from standard input and answer each line as it comes (an engine for other "
+    "programs).",
 )
 @click.option(
     "--knowledge/--no-knowledge",
@@ -508,6 +535,12 @@ def solve_score(game, db, moves, on_progress, options):
         click.echo(f"proven best moves: {' '.join(r.best_moves)}")
 
 
+def line_moves(line):
+    """The moves of a positions line (they end at its first space or tab), None for a blank line."""
+    words = line.split(maxsplit=1)
+    return words[0] if words else None
+
+
 def read_positions(game, path):
     """The move text of each line of a positions file; a bad line is a one-line error."""
     from pndb.games import MoveError
@@ -519,10 +552,9 @@ def read_positions(game, path):
         raise MoveError(f"{path} is not UTF-8 text") from None
     out = []
     for number, line in enumerate(lines, 1):
-        words = line.split(maxsplit=1)  # the moves end at the first space or tab
-        if not words:
+        text = line_moves(line)
+        if text is None:
             continue
-        text = words[0]
         try:
             game.parse_moves(text)
         except MoveError as e:
@@ -533,19 +565,51 @@ def read_positions(game, path):
     return out
 
 
+def streamed_positions(game, stream, bad, stop):
+    """The move text of each line of ``stream`` as it comes (`--positions -`); a line that is
+    no position is answered at once with an `error:` line on standard output (``bad`` counts
+    them) and skipped, so that a program driving pndb reads one line per line it wrote. A
+    signal while waiting for a line (``stop``, a StopFlag) ends it at once."""
+    from pndb.games import MoveError
+
+    number = 0
+    while True:
+        with stop.reading():
+            line = stream.readline()
+        if not line:
+            return
+        number += 1
+        text = line_moves(line.lstrip("\ufeff"))  # a byte order mark is not a move
+        if text is None:
+            continue
+        try:
+            game.parse_moves(text)
+        except MoveError as e:
+            bad.append(number)
+            click.echo(f"error: line {number}: {e}")
+            continue
+        yield text
+
+
 def solve_positions(game, path, db, options):
-    """`solve --positions`: one shared database, a result line per position."""
+    """`solve --positions`: one shared database, a result line per position (flushed as each
+    is found); with '-' the positions come from standard input as they are written."""
     from pndb import api
 
-    unsolved = 0
+    unsolved, bad = 0, []
     with stop_on_signals() as should_stop:
-        for r in api.solve_positions(
-            game, read_positions(game, path), db=db, should_stop=should_stop, **options
-        ):
+        if path == "-":
+            lines = streamed_positions(game, click.get_text_stream("stdin"), bad, should_stop)
+        else:
+            lines = read_positions(game, path)
+        for r in api.solve_positions(game, lines, db=db, should_stop=should_stop, **options):
             unsolved += not r.solved
             click.echo(f"{r.moves} {r.value.name} {r.nodes} {r.microseconds:.0f}")
             if r.interrupted:
                 sys.exit(130)
+    if bad:
+        click.echo(f"{len(bad)} lines were no positions (lines {', '.join(map(str, bad[:10]))})", err=True)
+        sys.exit(2)
     if unsolved:
         click.echo(f"{unsolved} positions not solved within the limits", err=True)
         sys.exit(3)

@@ -19,12 +19,16 @@ import json
 import os
 import pickle
 import random
+import select
+import signal
+import subprocess
 from functools import cache
 
 import numpy as np
 import pytest
 import reference as R
 from conftest import (
+    PNDB,
     REF_NAME,
     canonical,
     cli,
@@ -32,6 +36,7 @@ from conftest import (
     key_of,
     minimax,
     new_search,
+    ok,
     ref,
     run_search,
     split_key,
@@ -912,6 +917,61 @@ def test_solve_positions_file(tmp_path):
         assert moves == text
         assert value == REF_NAME[minimax(spec, a, b)], f"{text}: {value}"
         assert int(nodes) >= 0 and int(micros) >= 0  # 0: decided by knowledge, without a search
+
+
+def answer(proc, timeout=240):
+    """The next line a `--positions -` process writes, failing if none comes within ``timeout``
+    seconds (an answer held in a buffer never comes)."""
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    assert ready, "no answer"
+    return proc.stdout.readline()
+
+
+def engine(spec, *args):
+    return subprocess.Popen(
+        [PNDB, "solve", spec, "--positions", "-", "--inner-nodes", "200", "-q", *args],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def test_solve_positions_from_standard_input_answers_each_line_as_it_comes():
+    """`solve --positions -`, an engine for other programs: each line is answered before the
+    next is written (the answer is flushed), with the reference's value; a line that is no
+    position is answered with an error line and the rest are still solved; exit 2 at the end."""
+    spec = "connect4:5x4"
+    game = load_game(spec)
+    items = [x for x in connect4_5x4_sample() if 8 <= stones(x[0], x[1]) <= 10][:4]
+    proc = engine(spec)
+    for i, (a, b, cells) in enumerate(items):
+        text = format_moves(game, list(cells))
+        proc.stdin.write(f"{text}\n" if i != 1 else "zz\n")
+        proc.stdin.flush()
+        line = answer(proc)
+        if i == 1:
+            assert line.startswith("error: line 2: "), line
+            continue
+        moves, value, nodes, micros = line.split()
+        assert moves == text and value == REF_NAME[minimax(spec, a, b)], line
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 2
+    assert proc.stderr.read().strip() == "1 lines were no positions (lines 2)"
+
+
+def test_solve_positions_from_standard_input_stops_at_once_while_waiting(tmp_path):
+    """Ctrl-C while the engine waits for a line ends it at once (exit 130, no traceback), with
+    the work of the positions it answered committed to its database."""
+    spec = "connect4:5x4"
+    game = load_game(spec)
+    a, b, cells = next(x for x in connect4_5x4_sample() if stones(x[0], x[1]) == 8)
+    proc = engine(spec, "--db", str(tmp_path / "db"), "--checkpoint-seconds", "3600")
+    proc.stdin.write(format_moves(game, list(cells)) + "\n")
+    proc.stdin.flush()
+    assert answer(proc).split()[1] == REF_NAME[minimax(spec, a, b)]
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    assert "Traceback" not in proc.stderr.read()
+    status = json.loads(ok(cli("status", "--json", tmp_path / "db")))
+    assert status["nodes"] > 1, status
 
 
 def test_solve_positions_limits_apply_to_each_position(tmp_path):
