@@ -770,3 +770,41 @@ def play(book, side, moves):
             click.echo(f"{player} plays {g.move_name(move)}")
         pos = g.play(pos, move)
         played.append(move)
+
+
+@main.command()
+@click.argument("source", metavar="BOOK|DB|GAME", type=NonEmptyPath())
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on (0.0.0.0: every network; the page has no password).",
+)
+def serve(source, port, host):
+    """Explore BOOK, DB or GAME in the browser: the board, each legal move's value as far as the
+    source knows, click to play, step back and forward, play against the book. Read-only: a
+    database is read live while a solve writes it, and never written. Ctrl-C stops.
+
+    Example: pndb serve db/qango6.pnbook --port 8000
+    """
+    from pndb import jit
+    from pndb.serve import Explorer, make_server, url_of
+
+    jit.interpret()  # the kernels run as Python unless a solve has compiled them (never wait for numba)
+    explorer = Explorer(source)
+    if jit.first_compile(explorer.game) is None:
+        jit.interpret(False)
+        explorer.position("")  # numba loads now, not at the page's first request
+    try:
+        server = make_server(explorer, host, port)
+    except OSError as e:
+        fail(f"cannot serve on {host} port {port}: {e.strerror or e}")
+    click.echo(f"pndb serve: {explorer.kind} {explorer.path} at {url_of(server)} (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
