@@ -12,7 +12,7 @@ and a read-only JSON API:
   the line it steps through as a list; Connect Four's "4453" runs them together);
 - ``GET /api/status``: what `pndb status --json` prints of a book or a database (null for a
   game alone); the page polls it to follow a solve;
-- ``GET /api/source``: ``{"kind": "book"|"database"|"game", "path": ...}``.
+- ``GET /api/source``: ``{"kind": "book"|"database"|"game", "path": ...}``, what is served.
 
 A book is read once; a database is opened read-only for each request, in a short read
 transaction, so that a solve writing it is read live and nothing is ever written. One request
@@ -119,7 +119,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def source(self, moves):
         explorer = self.server.explorer
-        return {"kind": explorer.kind, "path": explorer.path, "game": explorer.game.spec}
+        return {"kind": explorer.kind, "path": explorer.path}
 
     def reply_json(self, status, data):
         self.reply(status, json.dumps(data).encode(), "application/json")
@@ -153,12 +153,12 @@ def error_reply(error):
     return status, {"error": one_line(str(error) or type(error).__name__)}
 
 
-def make_server(explorer, host=DEFAULT_HOST, port=0):
-    """A ThreadingHTTPServer of ``explorer`` bound to ``host``:``port`` (0: a free port; its
-    ``server_address`` says which); the caller runs serve_forever and server_close."""
+def make_server(host=DEFAULT_HOST, port=0):
+    """A ThreadingHTTPServer bound to ``host``:``port`` (0: a free port; its ``server_address``
+    says which); OSError where it cannot be. Set its ``explorer`` (an Explorer) before it
+    serves; the caller runs serve_forever and server_close."""
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True  # a page left open does not keep the process alive
-    server.explorer = explorer
     return server
 
 

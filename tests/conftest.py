@@ -5,10 +5,12 @@ defined here once, for every test module (`from conftest import ...`)."""
 import functools
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -193,3 +195,26 @@ def wait_for_checkpoints(db, count, timeout=120):
                         return
         time.sleep(0.02)
     raise AssertionError(f"fewer than {count} checkpoints in {db} after {timeout}s")
+
+
+@contextmanager
+def served(source, *args, timeout=240):
+    """A `pndb serve SOURCE` process (on a free port unless ``args`` say otherwise) once it
+    listens: yields (its URL, the Popen); interrupted (Ctrl-C) and waited for after."""
+    p = subprocess.Popen(
+        [PNDB, "serve", str(source), "--port", "0", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        line = p.stdout.readline()  # (the first line says where it listens, once it does)
+        found = re.search(r"http://\S+", line)
+        assert found, (line, p.stderr.read() if p.poll() is not None else "")
+        yield found.group(0), p
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=timeout)
+        finally:
+            if p.poll() is None:
+                p.kill()
