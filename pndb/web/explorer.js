@@ -222,13 +222,14 @@ async function reply(view) {
   const side = $("opponent").value;
   if (!state.replyDue || !side || view.to_move !== side) return;
   state.replyDue = false;
+  const line = movesText(state.at);
   let answer;
   try {
-    answer = await getJSON("api/reply?moves=" + encodeURIComponent(view.moves));
+    answer = await getJSON("api/reply?moves=" + encodeURIComponent(line));
   } catch (e) {
     return fail(e);
   }
-  if (state.view === view && answer.move !== null) play(answer.move);
+  if (movesText(state.at) === line && answer.move !== null) play(answer.move);  // (nothing moved meanwhile)
 }
 
 async function copyMoves() {
@@ -315,8 +316,8 @@ async function start() {
     show();
   });
   $("opponent").addEventListener("change", () => {
-    state.replyDue = true;
-    if (state.view) reply(state.view);
+    state.replyDue = true;  // the source moves at once where it is its side's turn
+    show();
   });
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
