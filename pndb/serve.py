@@ -45,7 +45,9 @@ class Explorer:
         from pndb import api
 
         self.path = str(source)
-        self.kind = "database" if os.path.isdir(self.path) else "book" if os.path.isfile(self.path) else "game"
+        self.kind = (
+            "database" if os.path.isdir(self.path) else "book" if os.path.isfile(self.path) else "game"
+        )
         self.lock = threading.Lock()
         if self.kind == "database":
             self.source = self.path  # (describe opens it for each position)

@@ -74,7 +74,10 @@ def test_position_is_describe(sources, db_server, book_server, kind, moves):
 
 def test_game_alone(tmp_path):
     with served("connect4:4x4") as (url, _):
-        assert get_json(f"{url}api/position?{query('2312')}")[1] == pndb.describe("connect4:4x4", "2312").to_dict()
+        assert (
+            get_json(f"{url}api/position?{query('2312')}")[1]
+            == pndb.describe("connect4:4x4", "2312").to_dict()
+        )
         assert get_json(f"{url}api/line?{query('2312')}")[1] == {"moves": ["2", "3", "1", "2"]}
         assert get_json(f"{url}api/status")[1] is None
         assert get_json(f"{url}api/source")[1] == {"kind": "game", "path": "connect4:4x4"}

@@ -36,7 +36,9 @@ return {
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is not installed (pip install selenium)"
+    )
     if CHROMIUM is None or CHROMEDRIVER is None:
         pytest.skip("no chromium and chromedriver (apt-get install chromium chromium-driver)")
     from selenium.webdriver.chrome.service import Service
@@ -69,8 +71,10 @@ def shown(driver, moves):
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(driver, WAIT_SECONDS).until(
-        lambda d: d.execute_script("return document.body.dataset.shown") == moves
-        or d.execute_script("return document.getElementById('error').textContent")
+        lambda d: (
+            d.execute_script("return document.body.dataset.shown") == moves
+            or d.execute_script("return document.getElementById('error').textContent")
+        )
     )
     state = driver.execute_script(PAGE_STATE)
     assert state["error"] == "", state["error"]
@@ -82,11 +86,15 @@ def assert_shows(state, view):
     cell and in the list, the position's value, whose turn, the winning pattern."""
     assert state["cells"] == [[c.cell, c.owner] for c in view.cells]
     on_board = {c.cell for c in view.cells}
-    assert sorted(state["values"]) == sorted([o.cell, o.value.name] for o in view.options if o.cell in on_board)
+    assert sorted(state["values"]) == sorted(
+        [o.cell, o.value.name] for o in view.options if o.cell in on_board
+    )
     assert state["options"] == [[o.move, o.value.name] for o in view.options]
     assert state["value"] == view.value.name
     side = {"first": "first player (X)", "second": "second player (O)"}
-    assert state["turn"] == (f"game over: {view.outcome_text}" if view.outcome else f"to move: {side[view.to_move]}")
+    assert state["turn"] == (
+        f"game over: {view.outcome_text}" if view.outcome else f"to move: {side[view.to_move]}"
+    )
     assert sorted(state["won"]) == sorted({c for pattern in view.wins for c in pattern})
     assert state["moves"] == view.moves
 
