@@ -114,19 +114,23 @@ def play_line(driver, book, pick, limit):
     while view.outcome is None and len(played) < limit:
         name = pick(view)
         move = next(o for o in view.options if o.move == name)
-        click(driver, f'#board .cell[data-cell="{top_of_column(view, move)}"]')
+        click(driver, selector_of(view, move))
         played.append(move.move)
         view = pndb.describe(book, " ".join(played))
         assert_shows(shown(driver, view.moves), view)
     return view, played
 
 
-def top_of_column(view, move):
-    """The cell to click for ``move``: its own, but under gravity the top of its column (a
-    click anywhere in a column plays its lowest empty cell)."""
-    if not view.gravity:
-        return move.cell
-    return next(c.cell for c in view.cells if c.name == move.move and c.row == 0)
+def selector_of(view, move):
+    """What to click for ``move``: its cell, but under gravity the top of its column (a click
+    anywhere in a column plays its lowest empty cell), and a button below the board for a move
+    that takes no cell (Go's pass)."""
+    if view.gravity:
+        top = next(c.cell for c in view.cells if c.name == move.move and c.row == 0)
+        return f'#board .cell[data-cell="{top}"]'
+    if move.cell in {c.cell for c in view.cells}:
+        return f'#board .cell[data-cell="{move.cell}"]'
+    return f'#off-board button[data-name="{move.move}"]'
 
 
 def test_qango6_book(browser, books, tmp_path):
@@ -222,3 +226,14 @@ def wait_for(driver, condition):
 
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: (rows := status_shown(d)) and condition(rows))
     return status_shown(driver)
+
+
+def test_go_database(browser, tmp_path):
+    db = tmp_path / "go.lmdb"
+    ok(cli("solve", "go:2x2", "--db", db, "-q"))
+    with served(db) as (url, _):
+        browser.get(url)
+        line = iter(["a1", "b1", "b2", "pass"])  # Black's b2 captures White's b1; White passes
+        view, played = play_line(browser, db, lambda v: next(line), 4)
+        assert [c.owner for c in view.cells] == ["first", None, None, "first"], view.text
+        browser.save_screenshot(str(tmp_path / "go.png"))
