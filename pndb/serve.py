@@ -22,7 +22,9 @@ in two threads at once would let a writer reuse pages a reader still reads.
 
 import json
 import os
+import sys
 import threading
+import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -61,7 +63,10 @@ class Explorer:
     def position(self, moves):
         """describe(source, moves): a PositionView."""
         from pndb import api
+        from pndb.store import StoreError
 
+        if self.kind == "database" and not os.path.isdir(self.path):  # (describe would read a game spec)
+            raise StoreError(f"no pndb database at {self.path}")
         with self.lock:
             return api.describe(self.source, moves)
 
@@ -101,10 +106,11 @@ class Handler(BaseHTTPRequestHandler):
         if url.path not in api:
             return self.reply_json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {url.path}"})
         try:
-            query = parse_qs(url.query, keep_blank_values=True, strict_parsing=False)
-            self.reply_json(HTTPStatus.OK, api[url.path](query.get("moves", [""])[-1]))
-        except Exception as e:  # noqa: BLE001  (every error is the page's, as one line)
-            self.reply_json(*error_reply(e))
+            query = parse_qs(url.query, keep_blank_values=True)
+            status, data = HTTPStatus.OK, api[url.path](query.get("moves", [""])[-1])
+        except Exception as e:  # noqa: BLE001  (the page shows every error, as one line)
+            status, data = error_reply(e)
+        self.reply_json(status, data)
 
     def position(self, moves):
         return self.server.explorer.position(moves).to_dict()
@@ -150,18 +156,28 @@ def error_reply(error):
         status = HTTPStatus.BAD_REQUEST
     elif isinstance(error, errors + (lmdb_error, OSError)):
         status = HTTPStatus.SERVICE_UNAVAILABLE
-    else:
+    else:  # a defect: its traceback goes to the terminal too
+        traceback.print_exception(error)
         status = HTTPStatus.INTERNAL_SERVER_ERROR
     return status, {"error": one_line(str(error) or type(error).__name__)}
 
 
+class ExplorerServer(ThreadingHTTPServer):
+    """The server of an Explorer (its ``explorer``, set before it serves)."""
+
+    daemon_threads = True  # a page left open does not keep the process alive
+
+    def handle_error(self, request, client_address):
+        """A page closed while it was answered is no error; anything else is reported."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def make_server(host=DEFAULT_HOST, port=0):
-    """A ThreadingHTTPServer bound to ``host``:``port`` (0: a free port; its ``server_address``
-    says which); OSError where it cannot be. Set its ``explorer`` (an Explorer) before it
-    serves; the caller runs serve_forever and server_close."""
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True  # a page left open does not keep the process alive
-    return server
+    """An ExplorerServer bound to ``host``:``port`` (0: a free port; its ``server_address``
+    says which); OSError where it cannot be. Set its ``explorer`` before it serves; the caller
+    runs serve_forever and server_close."""
+    return ExplorerServer((host, port), Handler)
 
 
 def url_of(server):

@@ -6,6 +6,7 @@ exits 130)."""
 
 import json
 import re
+import shutil
 import signal
 import urllib.error
 import urllib.parse
@@ -163,3 +164,17 @@ def test_a_port_in_use_is_one_line(sources):
     with served(sources[1]) as (url, _):
         port = re.search(r":(\d+)/", url).group(1)
         assert_user_error(run_process("serve", sources[1], "--port", port), "cannot serve", port, silent=True)
+
+
+def test_a_database_gone_is_503_with_the_reason(tmp_path):
+    db = tmp_path / "t.lmdb"
+    ok(cli("solve", "tictactoe", "--db", db, "-q"))
+    with served(db) as (url, p):
+        assert get_json(f"{url}api/position")[0] == 200
+        shutil.rmtree(db)
+        for path in ("api/position", "api/status"):
+            status, data = get_json(url + path)
+            assert status == 503 and "no pndb database" in data["error"], (path, status, data)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=60) == 130
+        assert p.stderr.read().strip() == "interrupted"  # (no traceback)
