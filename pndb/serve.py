@@ -35,7 +35,6 @@ ASSETS = {
     "/explorer.js": ("explorer.js", "text/javascript; charset=utf-8"),
     "/explorer.css": ("explorer.css", "text/css; charset=utf-8"),
 }
-DEFAULT_HOST = "127.0.0.1"
 
 
 class Explorer:
@@ -173,7 +172,7 @@ class ExplorerServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def make_server(host=DEFAULT_HOST, port=0):
+def make_server(host, port):
     """An ExplorerServer bound to ``host``:``port`` (0: a free port; its ``server_address``
     says which); OSError where it cannot be. Set its ``explorer`` before it serves; the caller
     runs serve_forever and server_close."""
