@@ -15,7 +15,9 @@ Usage::
 
 It reads format versions 1 and 2.  In version 2 a position may be decided by a certificate:
 kind 1 (pairing) and kind 2 (Connect Four rule sets after Allis) are checked here from the
-format's definitions wherever a strategy walk reaches them.
+format's definitions wherever a strategy walk reaches them.  Books of Go (header rules with
+``"family": "go"``) are read and walked by tools/verify_go.py, from docs/go.md and
+docs/go-book-format.md: every line is replayed from the start with its full history.
 Decompression is bounded: the header is read first (at most 16 MiB), then no more than the size
 it declares.
 
@@ -777,11 +779,11 @@ class RuleSet(NamedTuple):
 
 @dataclass(frozen=True)
 class Certificate:
-    """One certificate of a version 2 book: ``content`` is a Pairing (kind 1) or a RuleSet
-    (kind 2)."""
+    """One certificate of a version 2 book: ``content`` is a Pairing (kind 1), a RuleSet
+    (kind 2), or None (kind 3, Go's margin bound, has no payload)."""
 
     kind: int
-    content: Pairing | RuleSet
+    content: Pairing | RuleSet | None
 
 
 @dataclass
@@ -1071,12 +1073,14 @@ def parse_ruleset(payload: bytes, where: str) -> RuleSet:
     return RuleSet(controller, threat, tuple(instances), combination)
 
 
-def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dict:
+def parse_certificates(blob: bytes, count: int, keys: list, parsers: dict, name) -> dict:
     """The certificate table of a version 2 book, checked for structure only (book-format.md,
     "Format version 2"): C certificates filling exactly B bytes, sorted by key, kind and payload
     with no two alike, each with a record, a known kind, and a payload laid out as its kind
     requires. A key may have several certificates (one per defender, say): key -> [Certificate].
-    Whether a certificate holds is checked where the walk reaches it."""
+    ``parsers`` maps the family's kinds to their payload parsers (payload, where) -> content,
+    ``name(key)`` names a certificate's position. Whether a certificate holds is checked where
+    the walk reaches it."""
     certs = {}
     pos, prev = 0, (-1, -1, b"")
     for i in range(count):
@@ -1087,7 +1091,7 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
             )
         kf, ks, kind, n = struct.unpack_from(">QQBH", blob, pos)
         key = (kf << 64) | ks
-        where = f"certificate {i} ({position_name(rules, key)})"
+        where = f"certificate {i} ({name(key)})"
         if pos + CERT_HEAD + n > len(blob):
             raise BookError(
                 f"corrupt book: {where}: its payload of {n} bytes runs past the end of the certificate bytes"
@@ -1103,20 +1107,17 @@ def parse_certificates(blob: bytes, count: int, keys: list, rules: Rules) -> dic
         j = bisect.bisect_left(keys, key)
         if j == len(keys) or keys[j] != key:
             raise BookError(f"corrupt book: {where} has no record")
-        if kind == KIND_PAIRING:
-            certs.setdefault(key, []).append(Certificate(kind, parse_pairing(payload, where)))
-        elif kind == KIND_CONNECT4:
-            certs.setdefault(key, []).append(Certificate(kind, parse_ruleset(payload, where)))
-        else:
+        if kind not in parsers:
             raise BookError(f"corrupt book: {where} has unknown kind {kind}")
+        certs.setdefault(key, []).append(Certificate(kind, parsers[kind](payload, where)))
     if pos != len(blob):
         raise BookError(f"corrupt book: {len(blob) - pos} bytes follow the last of the {count} certificates")
     return certs
 
 
-def read_book(path) -> Book:
-    """Decompress (bounded), check the layout byte by byte, parse the header, rules, records and
-    certificates; raise BookError (exit 2) with a one-line message on anything that is not a
+def read_layout(path) -> tuple[Layout, bytes]:
+    """Decompress (bounded), check the layout byte by byte and the header fields every family
+    shares; raise BookError (exit 2) with a one-line message on anything that is not a
     well-formed book, and NotProven (exit 1) for a partial book."""
     layout, data = decompress_book(path)
     header = layout.header
@@ -1126,13 +1127,54 @@ def read_book(path) -> Book:
             f"not a complete proof: partial book (exported from an unsolved database; "
             f"value so far {header['value']})"
         )
-    rules = rules_from_json(header["rules"])
-    rec_end = layout.body_start + header["records"] * RECORD_SIZE
+    return layout, data
+
+
+def split_body(layout: Layout, data: bytes) -> tuple[list, bytes, bytes, bytes]:
+    """The records (keys, moves, value codes) and the certificate bytes after them."""
+    rec_end = layout.body_start + layout.header["records"] * RECORD_SIZE
     keys, moves, values = parse_records(data[layout.body_start : rec_end])
+    return keys, moves, values, data[rec_end:]
+
+
+PLACEMENT_CERTIFICATES = {KIND_PAIRING: parse_pairing, KIND_CONNECT4: parse_ruleset}
+
+
+def placement_book(layout: Layout, data: bytes) -> Book:
+    """A placement or Connect Four book: its rules, records and certificates."""
+    header = layout.header
+    rules = rules_from_json(header["rules"])
+    keys, moves, values, blob = split_body(layout, data)
     certs = {}
     if layout.version == 2:
-        certs = parse_certificates(data[rec_end:], header["certificates"], keys, rules)
+        certs = parse_certificates(
+            blob, header["certificates"], keys, PLACEMENT_CERTIFICATES, lambda key: position_name(rules, key)
+        )
     return Book(header, rules, keys, moves, values, layout.version, certs)
+
+
+def read_book(path) -> Book:
+    """A placement or Connect Four book, read and checked as :func:`read_layout` says."""
+    return placement_book(*read_layout(path))
+
+
+def is_go_book(header: dict) -> bool:
+    """A Go book's rules say so (go-book-format.md, "Telling a Go book")."""
+    rules = header.get("rules")
+    return isinstance(rules, dict) and rules.get("family") == "go"
+
+
+def go_family():
+    """tools/verify_go.py, the Go family's reader and walk.  It uses this module's layout,
+    errors and reports, and imports it as ``verify`` (or ``pndb_tools.verify``); run as a
+    script this module is ``__main__``, so it is registered under its name first, lest a second
+    copy bring exception classes of its own."""
+    if __package__:
+        from . import verify_go
+    else:
+        sys.modules.setdefault("verify", sys.modules[__name__])
+        import verify_go
+    return verify_go
 
 
 def check_start(book: Book, eng: Engine) -> tuple[int, int, list[int]]:
@@ -2005,8 +2047,10 @@ def verify_book(book: Book, progress=None) -> Report:
 def verify_file(path, progress=None) -> Report:
     """Read and verify a book; never raises for a bad book (the Report says what is wrong)."""
     try:
-        book = read_book(path)
-        return verify_book(book, progress)
+        layout, data = read_layout(path)
+        if is_go_book(layout.header):
+            return go_family().verify_go_book(layout, data, progress)
+        return verify_book(placement_book(layout, data), progress)
     except BookError as e:
         return Report(False, 2, f"error: {e}")
     except NotProven as e:
