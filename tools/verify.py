@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import functools
 import json
 import re
 import struct
@@ -1980,22 +1981,72 @@ TICK = 1 << 14  # positions between two Ticks
 PLAIN_SECONDS = 5.0  # between two progress lines of main()
 
 
+def plans(claim: str) -> list[tuple[int, int]]:
+    """The strategies a claim needs, as (owner, threshold): the first player's forcing at least
+    the threshold (owner 0), the second's forcing at most it (owner 1); a draw needs both."""
+    if claim == "first-wins":
+        return [(0, FIRST_WINS)]
+    if claim == "second-wins":
+        return [(1, SECOND_WINS)]
+    return [(0, DRAW), (1, DRAW)]
+
+
+def book_report(header: dict, records: int, version: int, certificates: dict) -> Report:
+    """A report of a book not (yet) proven, with what its file holds."""
+    return Report(
+        False,
+        1,
+        "",
+        game=header["game"],
+        value=header["value"],
+        records=records,
+        format_version=version,
+        certificates=sum(map(len, certificates.values())),
+    )
+
+
+def run_walks(rep: Report, walks, start_cells: list, line_name, used, progress=None) -> Report:
+    """Run the strategy walks, given as (step, walk) with ``walk(tick)`` returning the positions
+    it checked or raising Hole, and complete the report: proven, or the first hole with its line
+    (``start_cells`` and the hole's path, named by ``line_name``). ``used()`` counts the
+    certificates that ended a line. ``progress`` gets a Tick when each walk starts and every
+    TICK positions."""
+    t0 = time.perf_counter()
+    total = 0
+    for step, walk in walks:
+        tick = None
+        if progress:
+            progress(Tick(step, 0))
+
+            def tick(n, step=step):
+                progress(Tick(step, n))
+
+        try:
+            total += walk(tick)
+        except Hole as hole:
+            rep.certificates_used = used()
+            line = start_cells + _unwind(hole.path)
+            rep.positions = total + hole.nodes
+            rep.seconds = time.perf_counter() - t0
+            rep.hole = line
+            rep.hole_moves = line_name(line)
+            rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
+            return rep
+    rep.ok, rep.exit_code = True, 0
+    rep.certificates_used = used()
+    rep.positions = total
+    rep.seconds = time.perf_counter() - t0
+    rep.message = f"proven: {rep.game} is {rep.value}"
+    return rep
+
+
 def verify_book(book: Book, progress=None) -> Report:
     """Check a parsed book: its rules (against the named game, then the symmetries), its start
     position, and the proof of its value. ``progress`` gets a Tick when each strategy's walk
     starts and every TICK positions."""
     h = book.header
     game, claim = h["game"], h["value"]
-    rep = Report(
-        False,
-        1,
-        "",
-        game=game,
-        value=claim,
-        records=len(book.keys),
-        format_version=book.version,
-        certificates=sum(map(len, book.certificates.values())),
-    )
+    rep = book_report(h, len(book.keys), book.version, book.certificates)
     ref = reference_rules(game)
     if ref is not None:
         diffs = compare_rules(ref, book.rules, game)
@@ -2005,43 +2056,15 @@ def verify_book(book: Book, progress=None) -> Report:
     eng = Engine(book.rules)
     checker = CertificateChecker(eng, book.certificates)
     f0, s0, start_cells = check_start(book, eng)
-    if claim == "first-wins":
-        plans = [(0, FIRST_WINS)]
-    elif claim == "second-wins":
-        plans = [(1, SECOND_WINS)]
-    else:
-        plans = [(0, DRAW), (1, DRAW)]
-    t0 = time.perf_counter()
-    total = 0
-    for owner, thr in plans:
-        tick = None
-        if progress:
-            step = (
-                f"checking the {PLAYER_NAME[owner]}'s strategy "
-                f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})"
-            )
-            progress(Tick(step, 0))
-
-            def tick(n, step=step):
-                progress(Tick(step, n))
-
-        try:
-            total += walk_strategy(book, eng, (f0, s0), owner, thr, claim, checker, tick)
-        except Hole as hole:
-            rep.certificates_used = checker.used
-            line = start_cells + _unwind(hole.path)
-            rep.positions = total + hole.nodes
-            rep.seconds = time.perf_counter() - t0
-            rep.hole = line
-            rep.hole_moves = book.rules.line_name(line)
-            rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
-            return rep
-    rep.ok, rep.exit_code = True, 0
-    rep.certificates_used = checker.used
-    rep.positions = total
-    rep.seconds = time.perf_counter() - t0
-    rep.message = f"proven: {game} is {claim}"
-    return rep
+    walks = [
+        (
+            f"checking the {PLAYER_NAME[owner]}'s strategy "
+            f"({'at least' if owner == 0 else 'at most'} {OUTCOME_NAME[thr]})",
+            functools.partial(walk_strategy, book, eng, (f0, s0), owner, thr, claim, checker),
+        )
+        for owner, thr in plans(claim)
+    ]
+    return run_walks(rep, walks, start_cells, book.rules.line_name, lambda: checker.used, progress)
 
 
 def verify_file(path, progress=None) -> Report:

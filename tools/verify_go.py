@@ -12,9 +12,9 @@ one file format).
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
-import time
 from typing import NamedTuple
 
 if __package__:
@@ -494,57 +494,20 @@ def walk(book: GoBook, go: Board, start: Position, strat: Strategy, used: list, 
     return nodes
 
 
-def plans(claim: str) -> list[Strategy]:
-    if claim == "first-wins":
-        return [Strategy(0, v.FIRST_WINS)]
-    if claim == "second-wins":
-        return [Strategy(1, v.SECOND_WINS)]
-    return [Strategy(0, v.DRAW), Strategy(1, v.DRAW)]
-
-
 def verify_go_book(layout, data: bytes, progress=None):
     """Check a Go book whose layout and shared header fields tools/verify.py has read: its rules,
     its start, and the proof of its value (a verify.Report)."""
     book = read_go_book(layout, data)
-    h = book.header
-    game, claim = h["game"], h["value"]
     go = Board(book.spec)
-    start, start_cells = check_start(go, h["start"])
-    rep = v.Report(
-        False,
-        1,
-        "",
-        game=game,
-        value=claim,
-        records=len(book.keys),
-        format_version=book.version,
-        certificates=sum(map(len, book.certificates.values())),
-    )
+    start, start_cells = check_start(go, book.header["start"])
+    rep = v.book_report(book.header, len(book.keys), book.version, book.certificates)
     used = [0]
-    t0 = time.perf_counter()
-    total = 0
-    for strat in plans(claim):
-        tick = None
-        if progress:
-            step = f"checking {PLAYER[strat.owner]}'s strategy ({strat.aim(go.komi)})"
-            progress(v.Tick(step, 0))
-
-            def tick(n, step=step):
-                progress(v.Tick(step, n))
-
-        try:
-            total += walk(book, go, start, strat, used, tick)
-        except v.Hole as hole:
-            line = start_cells + v._unwind(hole.path)
-            rep.certificates_used = used[0]
-            rep.positions = total + hole.nodes
-            rep.seconds = time.perf_counter() - t0
-            rep.hole, rep.hole_moves = line, go.line_name(line)
-            rep.message = f"not proven: at {rep.hole_moves}: {hole.message}"
-            return rep
-    rep.ok, rep.exit_code = True, 0
-    rep.certificates_used = used[0]
-    rep.positions = total
-    rep.seconds = time.perf_counter() - t0
-    rep.message = f"proven: {game} is {claim}"
-    return rep
+    strategies = [Strategy(owner, thr) for owner, thr in v.plans(book.header["value"])]
+    walks = [
+        (
+            f"checking {PLAYER[strat.owner]}'s strategy ({strat.aim(go.komi)})",
+            functools.partial(walk, book, go, start, strat, used),
+        )
+        for strat in strategies
+    ]
+    return v.run_walks(rep, walks, start_cells, go.line_name, lambda: used[0], progress)
