@@ -595,3 +595,14 @@ def test_margin_bound_at_the_board_serves_only_white(tmp_path):
     rep = verify.verify_file(write(tmp_path, "w.pnbook", book))
     assert named_line(rep) == "(the empty board)"
     assert "no move" in rep.message
+
+
+@pytest.mark.parametrize("value,code", [(DRAW, 0), (FIRST, 1)])
+def test_start_after_two_passes(tmp_path, value, code):
+    """A start that ends the game (two passes) is only scored: an empty board is a margin of 0,
+    a draw at komi 0, and not a Black win."""
+    g = Model(2, 2, 0)
+    rep = verify.verify_file(write(tmp_path, "p.pnbook", book_bytes(g, value, {}, start_moves="pass pass")))
+    assert rep.exit_code == code, rep.message
+    if code:
+        assert named_line(rep) == "pass pass" and "margin +0" in rep.message
