@@ -239,7 +239,8 @@ def book_bytes(g: Model, value, records, *, certs=(), start_moves="", patch=None
         PASS if t == "pass" else (int(t[1:]) - 1) * g.w + ord(t[0]) - 97 for t in start_moves.split()
     ]
     version = 2 if certs else 1
-    black, white = g.bitboards(s.board, list(range(g.n)))
+    ident = list(range(g.n))
+    black, white = g.bitboards(s.board, ident)
     header = {
         "format": "pndb-book",
         "format_version": version,
@@ -260,7 +261,7 @@ def book_bytes(g: Model, value, records, *, certs=(), start_moves="", patch=None
             "white": white,
             "black_to_move": s.black,
             "passes": s.passes,
-            "history": [list(g.bitboards(x, list(range(g.n)))) for x in sorted(s.seen, key=lambda x: g.bitboards(x, list(range(g.n))))],
+            "history": sorted(list(g.bitboards(x, ident)) for x in s.seen),
         },
         "value": value,
         "partial": False,
@@ -423,7 +424,9 @@ def test_start_after_moves(tmp_path):
     g = Model(2, 2, 1)
     start = g.replay("a1 b2 pass")
     value, records, _ = book_records(g, start)
-    rep = verify.verify_file(write(tmp_path, "s.pnbook", book_bytes(g, value, records, start_moves="a1 b2 pass")))
+    rep = verify.verify_file(
+        write(tmp_path, "s.pnbook", book_bytes(g, value, records, start_moves="a1 b2 pass"))
+    )
     assert rep.exit_code == 0, rep.message
 
 
@@ -581,7 +584,9 @@ def test_margin_bound_is_invalid_inside_the_board(tmp_path):
     s = solved(3)
     key = s.g.key(s.g.start())
     records = {key: (255, CODE[s.value]), **s.records}
-    rep = verify.verify_file(write(tmp_path, "i.pnbook", book_bytes(s.g, s.value, records, certs=[(key, 3, b"")])))
+    rep = verify.verify_file(
+        write(tmp_path, "i.pnbook", book_bytes(s.g, s.value, records, certs=[(key, 3, b"")]))
+    )
     assert named_line(rep) == "(the empty board)"
     assert "invalid margin bound certificate" in rep.message
 

@@ -289,7 +289,9 @@ def check_start(go: Board, start) -> tuple[Position, list[int]]:
         raise v.BookError("malformed header: start needs " + ", ".join(sorted(START_FIELDS)))
     cells = start["cells"]
     if not isinstance(cells, list) or not all(v._is_int(c) and (0 <= c < go.n or c == PASS) for c in cells):
-        raise v.BookError(f"malformed header: start.cells is not a list of points (0 to {go.n - 1}) and passes (64)")
+        raise v.BookError(
+            f"malformed header: start.cells is not a list of points (0 to {go.n - 1}) and passes (64)"
+        )
     named = go.parse_moves(start["moves"])
     if named != cells:
         raise v.BookError(
@@ -450,7 +452,10 @@ def walk(book: GoBook, go: Board, start: Position, strat: Strategy, used: list, 
             if has:
                 code = values[i]
                 if not strat.allows(code):
-                    raise v.Hole(path, f"record value contradicts claim: the record says {v.CODE_NAME[code]}, but {need}")
+                    raise v.Hole(
+                        path,
+                        f"record value contradicts claim: the record says {v.CODE_NAME[code]}, but {need}",
+                    )
                 if key in certs:
                     if bound is None:
                         raise v.Hole(
@@ -472,7 +477,10 @@ def walk(book: GoBook, go: Board, start: Position, strat: Strategy, used: list, 
                     raise v.Hole(path, f"no record: {PLAYER[mover]} is to move and the book has no move here")
                 m = moves[i]
                 if m == v.NO_MOVE:
-                    raise v.Hole(path, f"no move: the record for this {PLAYER[mover]}-to-move position stores none (255)")
+                    raise v.Hole(
+                        path,
+                        f"no move: the record for this {PLAYER[mover]}-to-move position stores none (255)",
+                    )
                 c = PASS if m == PASS else go.inverse[k][m]
                 child = go.pass_(pos) if c == PASS else go.play(pos, c)
                 if not isinstance(child, Position):
