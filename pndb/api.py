@@ -453,6 +453,7 @@ def status(path):
         with store.view(game) as view:
             meta = view.all_meta()
             counts = view.counts()
+            points = view.series_count()
             root = bytes.fromhex(meta["root"]) if "root" in meta else None
             rec = view.node(root) if root else None
         if rec is not None:
@@ -474,7 +475,20 @@ def status(path):
             "seconds": meta.get("seconds", 0.0),
             "memory_mb": meta.get("memory_mb", 0.0),  # of the last solve, at its last checkpoint
             "memory_budget_mb": meta.get("memory_budget_mb", 0.0),
+            "series_points": points,  # of the solve's time series (pndb.timeseries, `pndb plot`)
         }
+
+
+def series(path):
+    """The time series of the solve in the database at ``path``: a timeseries.SeriesPoint per kept
+    checkpoint, oldest first (pndb.timeseries says which are kept), with the root's proof and
+    disproof numbers None where they stand for infinity, as status gives them. Empty for a
+    database written before pndb recorded one, or not solved yet."""
+    from pndb.timeseries import ROOT_NUMBERS
+
+    with open_db(path) as (store, game), store.view() as view:
+        points = view.series()
+    return [p._replace(**{name: finite(getattr(p, name)) for name in ROOT_NUMBERS}) for p in points]
 
 
 def book_status(path):

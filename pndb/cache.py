@@ -111,8 +111,9 @@ class NodeCache:
         """Node, link and proof-record counts as of the last checkpoint."""
         return self.view.counts()
 
-    def checkpoint(self, meta=None):
-        """Commit every change in one transaction, then read from a fresh view."""
+    def checkpoint(self, meta=None, point=None):
+        """Commit every change in one transaction (with ``meta`` and the time series' ``point``,
+        Store.commit's), then read from a fresh view."""
         self.view.close()
         links = [(c, p) for c, ps in self.new_links.items() for p in ps]
         self.store.commit(
@@ -123,6 +124,7 @@ class NodeCache:
             graphs=self.new_graphs.items(),
             positions=self.new_positions.items(),
             meta=meta,
+            point=point,
         )
         self.dirty.clear()
         self.new_links.clear()

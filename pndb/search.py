@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from pndb.contracts import CERTIFIED, EPS, LeafJob
 from pndb.monitor import Monitor, Stop
+from pndb.timeseries import SeriesPoint
 from pndb.settings import SolveSettings
 from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Fact, Node, Status
 from pndb.values import combine, good_for, intersect
@@ -106,6 +107,7 @@ class Search:
     evaluator_nodes: int = 0  # nodes the evaluator searched for this object
     stored: dict = None  # the persistent counters (meta) as this object found them
     checkpoints: int = 0  # written by this object
+    root: bytes = None  # the key of the root being solved (its numbers go into the time series)
 
     def first(self, key):
         return self.game.first_to_move(self.game.position(key))
@@ -119,6 +121,7 @@ class Search:
             self.monitor = Monitor(self.settings)
         self.flight = {}  # with a pool: ticket -> Flight, the jobs in flight
         self.busy = set()  # ... and the leaves they search
+        self.last_checkpoint = (0, 0.0)  # (expansions, run seconds) at this object's last checkpoint
 
     def children_of(self, key):
         return self.game.children(self.game.position(key))
@@ -413,18 +416,35 @@ class Search:
     # ------------------------------------------------------------ the solve loop
 
     def checkpoint(self):
-        """Commit the cache, with the persistent counters (meta): earlier runs' plus this object's."""
+        """Commit the cache, with the persistent counters (meta): earlier runs' plus this
+        object's, and the point of the time series (pndb.timeseries) they make."""
         self.checkpoints += 1
-        self.cache.checkpoint({
+        run_seconds = self.monitor.run_seconds()
+        meta = {
             "checkpoints": self.stored["checkpoints"] + self.checkpoints,
-            "seconds": round(self.stored["seconds"] + self.monitor.run_seconds(), 3),
+            "seconds": round(self.stored["seconds"] + run_seconds, 3),
             "expansions": self.stored["expansions"] + self.expansions,
             "inner_nodes": self.stored["inner_nodes"] + self.evaluator_nodes,
             "memory_mb": round(self.cache.memory_bytes / 2**20, 1),
             "memory_budget_mb": round(self.cache.budget_bytes / 2**20, 1),
             "workers": self.pool.size if self.pool is not None else 1,  # of the last solve
-        })  # fmt: skip
+        }
+        expansions, seconds = self.last_checkpoint
+        rate = (self.expansions - expansions) / max(run_seconds - seconds, 1e-9)
+        self.last_checkpoint = (self.expansions, run_seconds)
+        self.cache.checkpoint(meta, self.series_point(meta, rate))
         self.monitor.checkpointed()
+
+    def series_point(self, meta, rate):
+        """The checkpoint's timeseries.SeriesPoint from its counters (``meta``) and the root's
+        numbers; the store fills in the nodes and the file's size."""
+        root = self.cache.get(self.root) if self.root is not None else None
+        numbers = (root.pn0, root.dn0, root.pn1, root.dn1) if root is not None else (1, 1, 1, 1)
+        return SeriesPoint(
+            meta["checkpoints"], meta["seconds"], *numbers, nodes=0, expansions=meta["expansions"],
+            inner_nodes=meta["inner_nodes"], db_bytes=0, memory_bytes=self.cache.memory_bytes,
+            rate=round(rate, 1), workers=meta["workers"],
+        )  # fmt: skip
 
     def solve(self, root, should_stop=None, on_progress=None, final_checkpoint=True):
         """Search until the root answers the settings' target, the monitor stops it (a limit,
@@ -438,6 +458,7 @@ class Search:
             self.stored = {name: self.cache.view.meta(name, 0) for name in COUNTERS}
         first_wins = self.settings.target == "first-wins"
         stop = None
+        self.root = root
         self.ensure_root(root)
         with rare_collections():
             while True:

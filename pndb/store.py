@@ -15,6 +15,9 @@ One environment (a directory) per game. Named sub-databases:
 - ``positions``: only for a game whose keys cannot be read back (``game.stored_positions``: Go's
   keys digest a position and its history): node key -> the record of the position it names
   (pndb.games.stored), written in the checkpoint that writes the node.
+- ``series``: checkpoint number (8 bytes, big-endian) -> a point of the solve's time series
+  (pndb.timeseries: root numbers, nodes, size, rate...), written with its checkpoint, thinned to a
+  bounded count. A database written before it existed has none: an empty series.
 
 All writes of a checkpoint go into one write transaction (:meth:`Store.commit`); a kill at any
 moment leaves the last committed checkpoint. One writer (a solve or a compact) at a time: it holds
@@ -38,12 +41,13 @@ from pathlib import Path
 import lmdb
 import numpy as np
 
+from pndb import timeseries
 from pndb.values import NO_MOVE, Certificate, F, Node, Proof
 
 SCHEMA_VERSION = 1
 GRAPH_KEYS = "graph"  # meta "keys" of a DAG keyed by graph keys (absent: board keys)
 INITIAL_MAP_BYTES = 256 << 20
-MAX_DBS = 7
+MAX_DBS = 8
 LOCK_FILE_BYTES = 64 << 10  # more than LMDB's reader table needs (about 8 KB)
 LOW_SPACE_BYTES = 64 << 20  # a failed commit with less free space than this is a full disk
 ALONE_WAIT_SECONDS = 10.0  # how long a compact waits for readers to close the database
@@ -181,6 +185,10 @@ class Store:
             self.certs = self.env.open_db(b"certs", dupsort=True, create=create)
         except lmdb.NotFoundError:
             self.certs = None
+        try:  # a database written before the time series existed has none: an empty series
+            self.series = self.env.open_db(b"series", create=create)
+        except lmdb.NotFoundError:
+            self.series = None
         self.graphs = None
         try:  # only in a database of a game whose positions are stored (open_for_game makes it)
             self.positions = self.env.open_db(b"positions", create=False)
@@ -256,14 +264,16 @@ class Store:
 
     def commit(
         self, nodes=(), links=(), proofs=(), meta=None, drop_nodes=(), drop_links=(), certs=(), graphs=(),
-        positions=(),
+        positions=(), point=None,
     ):
         """Write one checkpoint in one transaction; on MapFullError grow the map and retry.
 
         ``nodes``: (key, Node); ``links``: (child, parent); ``proofs``: (key, Proof);
         ``certs``: (key, Certificate); ``graphs``: (node key, graphkey.GraphEntry);
         ``positions``: (key, the record of its position: pndb.games.stored); ``meta``:
-        name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first.
+        name -> JSON value; ``drop_nodes``, ``drop_links``: what to delete first; ``point``: the
+        checkpoint's timeseries.SeriesPoint, its ``nodes`` and ``db_bytes`` filled in here (the
+        nodes as this transaction leaves them).
         """
         nodes, links, proofs, certs = list(nodes), list(links), list(proofs), list(certs)
         graphs, positions = list(graphs), list(positions)
@@ -289,6 +299,10 @@ class Store:
                         txn.put(key, record, db=self.positions)
                     for name, value in (meta or {}).items():
                         txn.put(name.encode(), encode_meta(value), db=self.meta)
+                    if point is not None:
+                        nodes = txn.stat(self.nodes)["entries"]
+                        point = point._replace(nodes=nodes, db_bytes=self.file_bytes())
+                        timeseries.record(txn, self.series, point)
                 return
             except lmdb.MapFullError:
                 self.env.set_mapsize(self.env.info()["map_size"] * 2)
@@ -588,6 +602,20 @@ class ReadView:
         """(key, Node) for every stored node, in key order."""
         for k, v in self.txn.cursor(db=self.store.nodes):
             yield k, decode(Node, NODE, k, v)
+
+    def series(self):
+        """The solve's time series: a timeseries.SeriesPoint per kept checkpoint, in order (none in
+        a database written before the series existed)."""
+        if self.store.series is None:
+            return []
+        try:
+            return [timeseries.decode(v) for v in self.txn.cursor(db=self.store.series).iternext(keys=False)]
+        except ValueError:
+            raise StoreError("the database is damaged: a point of its time series is not what pndb writes") from None
+
+    def series_count(self):
+        """How many points the time series holds."""
+        return self.txn.stat(self.store.series)["entries"] if self.store.series is not None else 0
 
     def links(self):
         """(child, parent) for every parent link."""
