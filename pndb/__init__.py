@@ -1,7 +1,7 @@
 """pndb: a persistent proof database for solving two-player games with proof-number search.
 
 The Python API (pndb.api) is reached from here: ``pndb.solve``, ``pndb.status``, ``pndb.check``,
-``pndb.export``, ``pndb.verify``, ``pndb.open_book``, ``pndb.describe``, ``pndb.load_game``, and the
+``pndb.export``, ``pndb.verify``, ``pndb.series``, ``pndb.plot``, ``pndb.open_book``, ``pndb.describe``, ``pndb.load_game``, and the
 Value enum.
 Names are imported on first use, so that ``import pndb`` stays quick.
 """
@@ -19,6 +19,8 @@ _API = {
     "verify": "pndb.api",
     "open_book": "pndb.api",
     "describe": "pndb.api",
+    "series": "pndb.api",
+    "plot": "pndb.api",
     "load_game": "pndb.games",
     "Value": "pndb.values",
     "GameError": "pndb.games",

@@ -491,6 +491,32 @@ def series(path):
     return [p._replace(**{name: finite(getattr(p, name)) for name in ROOT_NUMBERS}) for p in points]
 
 
+def plot(db, output):
+    """Draw the time series of the solve in ``db`` (series) into the picture file ``output``
+    (.png, .svg or .pdf) with matplotlib (pndb.charts; the optional `plot` extra); its path.
+    SettingsError without matplotlib or for another suffix; StoreError for a database without
+    a series (written before pndb recorded one, or never solved)."""
+    from pndb.charts import FORMATS, draw
+
+    output = str(output)
+    if not output.lower().endswith(FORMATS):
+        raise SettingsError(f"a plot is a {', '.join(FORMATS)} file, not {shown(output)}")
+    try:
+        import matplotlib  # noqa: F401  (the optional `plot` extra)
+    except ImportError:
+        raise SettingsError("pndb plot needs matplotlib: pip install 'pndb[plot]'") from None
+    points = series(db)
+    if not points:
+        raise StoreError(
+            f"{db} has no time series: it was solved by a pndb that recorded none, or not at all "
+            "(a solve records one from now on)"
+        )
+    with open_db(db) as (_, game):
+        title = f"{game.spec}: {points[-1].checkpoint} checkpoints, {points[-1].seconds:.0f} s"
+    draw(points, title, output)
+    return output
+
+
 def book_status(path):
     """What a book's header says, as the dict `pndb status --json BOOK` prints."""
     from pndb.book import read_header

@@ -641,6 +641,23 @@ def status(db, as_json):
 
 @main.command()
 @click.argument("db", type=NonEmptyPath())
+@click.option(
+    "-o", "--output", type=NonEmptyPath(dir_okay=False), required=True, help="The picture: .png, .svg or .pdf."
+)
+def plot(db, output):
+    """Draw the solve in the database DB over time: the root's proof and disproof numbers, the
+    stored nodes and the file's size, the rate of expansions (a point per checkpoint, thinned
+    on a long solve). Needs matplotlib: pip install 'pndb[plot]'.
+
+    Example: pndb plot db/qango6.lmdb -o qango6.png
+    """
+    from pndb import api
+
+    click.echo(api.plot(db, output))
+
+
+@main.command()
+@click.argument("db", type=NonEmptyPath())
 def check(db):
     """Check the integrity of the database DB: every expanded node agrees with its children and
     every parent link with its child link. Exit 1 on any inconsistency.
