@@ -1,8 +1,8 @@
 """pndb: a persistent proof database for solving two-player games with proof-number search.
 
 The Python API (pndb.api) is reached from here: ``pndb.solve``, ``pndb.status``, ``pndb.check``,
-``pndb.export``, ``pndb.verify``, ``pndb.series``, ``pndb.plot``, ``pndb.open_book``, ``pndb.describe``, ``pndb.load_game``, and the
-Value enum.
+``pndb.export``, ``pndb.verify``, ``pndb.series``, ``pndb.plot``, ``pndb.open_book``,
+``pndb.describe``, ``pndb.load_game``, and the Value enum.
 Names are imported on first use, so that ``import pndb`` stays quick.
 """
 

@@ -642,7 +642,7 @@ def status(db, as_json):
 @main.command()
 @click.argument("db", type=NonEmptyPath())
 @click.option(
-    "-o", "--output", type=NonEmptyPath(dir_okay=False), required=True, help="The picture: .png, .svg or .pdf."
+    "-o", "--output", type=NonEmptyPath(dir_okay=False), required=True, help="The picture: .png, .svg, .pdf."
 )
 def plot(db, output):
     """Draw the solve in the database DB over time: the root's proof and disproof numbers, the

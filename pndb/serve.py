@@ -12,6 +12,9 @@ and a read-only JSON API:
   the line it steps through as a list; Connect Four's "4453" runs them together);
 - ``GET /api/status``: what `pndb status --json` prints of a book or a database (null for a
   game alone); the page polls it to follow a solve;
+- ``GET /api/series``: ``{"points": [...]}``, the solve's time series (pndb.api.series, each
+  point a timeseries.SeriesPoint's fields) of a database; null for a book or a game alone; the
+  page charts it;
 - ``GET /api/source``: ``{"kind": "book"|"database"|"game", "path": ...}``, what is served.
 
 A book is read once; a database is opened read-only for each request, in a short read
@@ -74,6 +77,15 @@ class Explorer:
         _, cells = self.game.parse_moves(moves)
         return [self.game.move_name(cell) for cell in cells]
 
+    def series(self):
+        """The time series of a database (api.series), None for a book or a game alone."""
+        from pndb import api
+
+        if self.kind != "database":
+            return None
+        with self.lock:
+            return api.series(self.path)
+
     def status(self):
         """`pndb status --json` of the book or database, None for a game alone."""
         from pndb import api
@@ -100,7 +112,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(HTTPStatus.OK, asset(name), content_type)
         api = {
             "/api/position": self.position, "/api/reply": self.move_reply, "/api/line": self.line,
-            "/api/status": self.status, "/api/source": self.source,
+            "/api/status": self.status, "/api/series": self.series, "/api/source": self.source,
         }  # fmt: skip
         if url.path not in api:
             return self.reply_json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {url.path}"})
@@ -123,6 +135,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def status(self, moves):
         return self.server.explorer.status()
+
+    def series(self, moves):
+        points = self.server.explorer.series()
+        return None if points is None else {"points": [p._asdict() for p in points]}
 
     def source(self, moves):
         explorer = self.server.explorer

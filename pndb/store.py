@@ -608,10 +608,11 @@ class ReadView:
         a database written before the series existed)."""
         if self.store.series is None:
             return []
+        records = self.txn.cursor(db=self.store.series).iternext(keys=False)
         try:
-            return [timeseries.decode(v) for v in self.txn.cursor(db=self.store.series).iternext(keys=False)]
+            return [timeseries.decode(v) for v in records]
         except ValueError:
-            raise StoreError("the database is damaged: a point of its time series is not what pndb writes") from None
+            raise StoreError("the database is damaged: a point of its time series is not pndb's") from None
 
     def series_count(self):
         """How many points the time series holds."""

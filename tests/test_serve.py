@@ -81,6 +81,7 @@ def test_game_alone(tmp_path):
         )
         assert get_json(f"{url}api/line?{query('2312')}")[1] == {"moves": ["2", "3", "1", "2"]}
         assert get_json(f"{url}api/status")[1] is None
+        assert get_json(f"{url}api/series")[1] is None
         assert get_json(f"{url}api/source")[1] == {"kind": "game", "path": "connect4:4x4"}
 
 
@@ -113,12 +114,21 @@ def test_line_and_status(sources, db_server, book_server):
     assert get_json(f"{db_server}api/source")[1] == {"kind": "database", "path": str(sources[0])}
 
 
+def test_series_is_the_solves_time_series(sources, db_server, book_server):
+    status, data = get_json(f"{db_server}api/series")
+    points = pndb.series(sources[0])
+    assert status == 200 and data == {"points": [p._asdict() for p in points]}
+    last = data["points"][-1]
+    assert last["nodes"] == pndb.status(sources[0])["nodes"] and last["checkpoint"] == len(points)
+    assert get_json(f"{book_server}api/series") == (200, None)
+
+
 def test_the_page_is_served_from_the_package(db_server):
     for path, (name, content_type) in ASSETS.items():
         status, served_type, body = get(db_server + path.lstrip("/"))
         assert (status, served_type) == (200, content_type), path
         assert body == (resources.files("pndb") / "web" / name).read_bytes()
-        text = body.decode()
+        text = body.decode().replace('"http://www.w3.org/2000/svg"', "")  # (SVG's namespace: never fetched)
         assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text), f"{name} fetches from elsewhere"
     page = get(db_server)[2].decode()
     assert 'src="explorer.js"' in page and 'href="explorer.css"' in page
@@ -132,7 +142,7 @@ def test_the_database_is_never_written(sources):
     before = data.read_bytes(), data.stat().st_mtime_ns, sorted(p.name for p in db.iterdir())
     with served(db) as (url, _):
         for moves in POSITIONS:
-            for path in ("api/position", "api/reply", "api/line", "api/status"):
+            for path in ("api/position", "api/reply", "api/line", "api/status", "api/series"):
                 assert get(f"{url}{path}?{query(moves)}")[0] == 200
     assert (data.read_bytes(), data.stat().st_mtime_ns, sorted(p.name for p in db.iterdir())) == before
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import PNDB, cli, ok, served, wait_for_checkpoints
 
 import pndb
+from pndb.timeseries import ROOT_NUMBERS
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -205,6 +206,10 @@ def test_a_database_being_solved_is_read_live(browser, tmp_path):
             last = wait_for(browser, lambda shown: shown["checkpoints"] == str(final["checkpoints"]))
             assert last["nodes"] == str(final["nodes"]) and last["result"] == final["result"]
             assert last["root pn, first wins?"] == str(final["root_pn_first_wins"] or "\u221e")
+            charts = charts_shown(browser, final["series_points"])  # the solve over time, to its end
+            assert charts["root numbers"] == [final[f"root_{n}"] for n in ROOT_NUMBERS]
+            assert charts["stored nodes"] == [final["nodes"]]
+            assert charts["database MB"][0] > 0 and len(charts) == 4
             browser.save_screenshot(str(tmp_path / "database.png"))
     finally:
         if solve.poll() is None:
@@ -218,6 +223,21 @@ def status_shown(driver):
         "return Object.fromEntries([...document.querySelectorAll('#status tr')]"
         ".map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]))"
     )
+
+
+def charts_shown(driver, points):
+    """Each chart's title -> its lines' values at the last point, once the charts show ``points``
+    points (the page draws them when the status changes)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = (
+        "return Object.fromEntries([...document.querySelectorAll('#charts svg')]"
+        ".map((s) => [s.dataset.title, [Number(s.dataset.points), JSON.parse(s.dataset.last || 'null')]]))"
+    )
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: (c := d.execute_script(script)) and all(n == points for n, _ in c.values())
+    )
+    return {title: last for title, (_, last) in driver.execute_script(script).items()}
 
 
 def wait_for(driver, condition):

@@ -288,9 +288,102 @@ async function showStatus() {
         return tr;
       });
     $("status").replaceChildren(...rows);
+    if ("series_points" in status) showSeries();
     if (changed) show();  // what the database knows of the position may have changed too
   }
   return true;
+}
+
+// ------------------------------------------------------------------ the solve over time
+
+// The charts of a database's time series (/api/series; `pndb plot` draws the same): each a list
+// of its lines, [label, colour, dashed, the point's value], and whether its scale is log.
+const CHARTS = [
+  ["root numbers", true, [
+    ["pn: first wins?", "#c0392b", false, (p) => p.pn_first_wins],
+    ["dn: first wins?", "#c0392b", true, (p) => p.dn_first_wins],
+    ["pn: first avoids loss?", "#1f4fb3", false, (p) => p.pn_first_avoids_loss],
+    ["dn: first avoids loss?", "#1f4fb3", true, (p) => p.dn_first_avoids_loss],
+  ]],
+  ["stored nodes", false, [["nodes", "#1a7f37", false, (p) => p.nodes]]],
+  ["database MB", false, [["MB", "#8e44ad", false, (p) => p.db_bytes / 1e6]]],
+  ["expansions / s", false, [["rate", "#5b6b86", false, (p) => p.rate]]],
+];
+const SVG_NS = "http://www.w3.org/2000/svg";
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+
+function svg(name, attributes, text) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// One chart of `points` over their seconds, as an SVG element: a polyline per line, broken where
+// a value cannot be shown (null: infinity; 0 on a log scale: the question is answered).
+function chart(points, [title, log, lines]) {
+  const [width, height, left, right, top, bottom] = [440, 120, 52, 10, 20, 20];
+  const shown = (v) => v !== null && v !== undefined && Number.isFinite(v) && (!log || v > 0);
+  const scaled = (v) => (log ? Math.log10(v) : v);
+  const values = lines.flatMap(([, , , of]) => points.map(of).filter(shown).map(scaled));
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "chart" });
+  root.dataset.title = title;
+  root.dataset.points = points.length;
+  if (points.length) root.dataset.last = JSON.stringify(lines.map(([, , , of]) => of(points[points.length - 1])));
+  root.append(svg("text", { x: left, y: 13, class: "title" }, title + (log ? " (log)" : "")));
+  if (!values.length) {
+    root.append(svg("text", { x: left, y: height / 2, class: "axis" }, "nothing to show yet"));
+    return root;
+  }
+  const high = Math.max(...values);
+  const y0 = log ? Math.min(...values) : Math.min(0, ...values);  // a linear scale from 0
+  const span = high - y0 || 1;
+  const t0 = points[0].seconds;
+  const tspan = points[points.length - 1].seconds - t0 || 1;
+  const x = (p) => left + ((p.seconds - t0) / tspan) * (width - left - right);
+  const y = (v) => top + (1 - (scaled(v) - y0) / span) * (height - top - bottom);
+  root.append(svg("rect", { x: left, y: top, width: width - left - right, height: height - top - bottom, class: "frame" }));
+  for (const [label, colour, dashed, of] of lines) {
+    let run = [];
+    const runs = [run];
+    for (const p of points) {
+      const v = of(p);
+      if (shown(v)) run.push(`${x(p).toFixed(1)},${y(v).toFixed(1)}`);
+      else if (run.length) runs.push((run = []));
+    }
+    for (const r of runs.filter((r) => r.length)) {
+      const line = svg("polyline", { points: r.join(" "), stroke: colour, class: "line" });
+      if (dashed) line.setAttribute("stroke-dasharray", "4 3");
+      line.append(svg("title", {}, label));
+      root.append(line);
+    }
+  }
+  const number = (v) => compact.format(log ? 10 ** v : v);
+  root.append(svg("text", { x: left - 4, y: top + 8, class: "axis end" }, number(high)));
+  root.append(svg("text", { x: left - 4, y: height - bottom, class: "axis end" }, number(y0)));
+  root.append(svg("text", { x: left, y: height - 4, class: "axis" }, duration(t0)));
+  root.append(svg("text", { x: width - right, y: height - 4, class: "axis end" },
+    `${duration(points[points.length - 1].seconds)} of solving`));
+  return root;
+}
+
+function duration(seconds) {
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  if (seconds < 180) return `${seconds.toFixed(0)} s`;
+  if (seconds < 3 * 3600) return `${(seconds / 60).toFixed(1)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+async function showSeries() {
+  let series;
+  try {
+    series = await getJSON("api/series");
+  } catch (e) {
+    return fail(e);
+  }
+  if (series === null) return;
+  $("series-panel").hidden = false;
+  $("charts").replaceChildren(...CHARTS.map((c) => chart(series.points, c)));
 }
 
 // ------------------------------------------------------------------ start
