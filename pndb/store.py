@@ -107,6 +107,8 @@ def encode_meta(value):
 class Store:
     """An open pndb database. ``writer=True`` takes the single-writer lock."""
 
+    series_limit = timeseries.MAX_POINTS  # kept points of the time series (pndb.timeseries)
+
     def __init__(self, path, writer=False, create=False):
         self.path = Path(path)
         self.lock_file = None
@@ -301,8 +303,7 @@ class Store:
                         txn.put(name.encode(), encode_meta(value), db=self.meta)
                     if point is not None:
                         nodes = txn.stat(self.nodes)["entries"]
-                        point = point._replace(nodes=nodes, db_bytes=self.file_bytes())
-                        timeseries.record(txn, self.series, point)
+                        self.record_point(txn, point._replace(nodes=nodes, db_bytes=self.file_bytes()))
                 return
             except lmdb.MapFullError:
                 self.env.set_mapsize(self.env.info()["map_size"] * 2)
@@ -312,6 +313,21 @@ class Store:
                 if free_bytes(self.path) < LOW_SPACE_BYTES:
                     raise disk_full_error(self.path) from None
                 raise
+
+    def record_point(self, txn, point):
+        """Write a timeseries.SeriesPoint in the write transaction ``txn`` and drop the points
+        its thinning no longer keeps: the last one before, unless kept; every other kept one
+        when the stride doubles."""
+        last, limit = point.checkpoint, self.series_limit
+        cursor = txn.cursor(db=self.series)
+        if timeseries.thinning(last, limit):
+            numbers = [timeseries.decode_key(k) for k in cursor.iternext(keys=True, values=False)]
+        else:
+            numbers = [timeseries.decode_key(cursor.key())] if cursor.last() else []
+        for number in numbers:
+            if number < last and not timeseries.kept(number, last, limit):
+                txn.delete(timeseries.encode_key(number), db=self.series)
+        txn.put(timeseries.encode_key(last), timeseries.encode(point), db=self.series)
 
     def compact_file(self):
         """Rewrite data.mdb without its free pages (LMDB never shrinks a file by itself): a

@@ -58,22 +58,10 @@ def kept(number, last, limit=MAX_POINTS):
     return number == last or (number - 1) % stride(last, limit) == 0
 
 
-def record(txn, table, point, limit=MAX_POINTS):
-    """Write ``point`` in the write transaction ``txn``, into ``table``, and drop the points
-    that are no longer kept: the last one before, unless kept; every other kept one when the
-    stride doubles."""
-    last = point.checkpoint
-    cursor = txn.cursor(db=table)
-    if stride(last, limit) != stride(last - 1, limit):
-        numbers = [decode_key(k) for k in cursor.iternext(keys=True, values=False)]
-    elif cursor.last():
-        numbers = [decode_key(cursor.key())]
-    else:
-        numbers = []
-    for number in numbers:
-        if number < last and not kept(number, last, limit):
-            txn.delete(encode_key(number), db=table)
-    txn.put(encode_key(last), encode(point), db=table)
+def thinning(last, limit=MAX_POINTS):
+    """Whether writing checkpoint ``last`` doubles the stride: then every stored point is to
+    be looked at (dropped), else only the last one before."""
+    return stride(last, limit) != stride(last - 1, limit)
 
 
 def encode_key(number):

@@ -11,7 +11,7 @@ from conftest import assert_user_error, cli, ok
 
 import pndb
 from pndb.store import Store
-from pndb.timeseries import MAX_POINTS, ROOT_NUMBERS, SeriesPoint, kept, record, stride
+from pndb.timeseries import MAX_POINTS, ROOT_NUMBERS, SeriesPoint, kept, stride
 
 # a solve of some 50 expansions with a checkpoint every 0.1 s: a few seconds, several points
 SOLVE = ("solve", "connect4:5x4", "--checkpoint-seconds", "0.1", "--inner-nodes", "100", "-q")
@@ -58,9 +58,9 @@ def test_a_solve_records_its_series_a_resume_appends_and_plot_draws_it(tmp_path)
 def test_thinning_keeps_the_bound_and_an_even_spacing(tmp_path):
     limit = 8
     with Store(tmp_path / "s.lmdb", writer=True, create=True) as store:
+        store.series_limit = limit
         for last in range(1, 200):  # strides up to 32
-            with store.env.begin(write=True) as txn:
-                record(txn, store.series, point(last), limit)
+            store.commit(point=point(last))
             with store.view() as view:
                 numbers = [p.checkpoint for p in view.series()]
             assert len(numbers) <= limit + 1, (last, numbers)
