@@ -746,17 +746,21 @@ def verify(book):
 )
 @click.option("--moves", "-m", default="", help="Start from the position after these moves.")
 def play(book, side, moves):
-    """Play against BOOK in the terminal; the book plays its proven strategy. Given a GAME spec
+    """Play against BOOK in the terminal; the book plays its proven strategy (where it has no
+    move, pndb says so and plays the best move the book's values know). Given a GAME spec
     instead of a book file, pndb plays what the rules alone tell (a move that ends the game in
-    its favour, else one at random).
+    its favour, else one at random). Qango's colour areas are drawn beside the board; at the
+    end the winning pattern is named. Besides a move: hint (the book's move for you), undo
+    (take back your last move and the answer), quit.
 
     Example: pndb play db/qango6.pnbook --as second
     """
     from pndb import api
     from pndb.games import MoveError, load_game
-    from pndb.values import Status
+    from pndb.terminal import board_text, pattern_name
 
-    if os.path.isfile(book):
+    from_book = os.path.isfile(book)
+    if from_book:
         source = api.open_book(book)
         g, player = source.game, "book"
         intro = f"the book's value is {source.value.name}"
@@ -764,29 +768,64 @@ def play(book, side, moves):
         source = g = load_game(book)
         player, intro = "pndb", "no book: pndb plays by the rules alone"
     pos, played = g.parse_moves(moves)
-    human_first = side == "first"
-    click.echo(f"{g.spec}: {intro}. You play {'X (first)' if human_first else 'O (second)'}.")
+    human = "first" if side == "first" else "second"
+    click.echo(f"{g.spec}: {intro}. You play {'X (first)' if human == 'first' else 'O (second)'}.")
+    click.echo("Type a move, or hint, undo or quit.")
+    start = len(played)  # the moves given are not yours to undo
     while True:
-        click.echo(g.render(pos))
-        state = g.status(pos)
-        if state != Status.ONGOING:
-            click.echo(f"game over: {g.outcome_text(state)}")
+        view = api.describe(source, g.format_moves(played))
+        click.echo(board_text(view))
+        if view.outcome is not None:
+            for cells in view.wins:
+                click.echo(f"winning pattern: {pattern_name(view, cells, g.board_name)}")
+            click.echo(f"game over: {view.outcome_text}")
             return
-        if g.first_to_move(pos) == human_first:
+        if view.to_move != human:
+            if view.strategy_move is None and from_book:
+                click.echo("the book has no move here: pndb plays on its own")
+            move = view.reply()
+            click.echo(f"{player if view.strategy_move else 'pndb'} plays {move.move}")
+            pos = g.play(pos, move.cell)
+            played.append(move.cell)
+            continue
+        while True:
             try:
-                text = click.prompt("your move", default="", show_default=False)
-                move = g.parse_move(pos, text)
+                text = click.prompt("your move", default="", show_default=False).strip()
             except UnicodeDecodeError:
                 click.echo("that is not UTF-8 text; try again", err=True)
                 continue
+            command = text.lower()
+            if command == "quit":
+                click.echo("bye")
+                return
+            if command == "hint":
+                click.echo(hint_text(view, from_book))
+                continue
+            if command == "undo":
+                mine = [i for i in range(start, len(played)) if (i % 2 == 0) == (human == "first")]
+                if not mine:
+                    click.echo("nothing of yours to undo")
+                    continue
+                del played[mine[-1] :]  # your last move and what came after it
+                pos = g.parse_moves(g.format_moves(played))[0]
+                click.echo(f"undone: back before your move {len(mine)}")
+                break
+            try:
+                move = g.parse_move(pos, text)
             except MoveError as e:
                 click.echo(f"{e}; try again", err=True)
                 continue
-        else:
-            move = api.describe(source, g.format_moves(played)).reply().cell
-            click.echo(f"{player} plays {g.move_name(move)}")
-        pos = g.play(pos, move)
-        played.append(move)
+            pos = g.play(pos, move)
+            played.append(move)
+            break
+
+
+def hint_text(view, from_book):
+    """`pndb play`'s hint: the move the source would make in the player's place, and why."""
+    hint = view.reply()
+    strategy = "the book's strategy" if from_book else "a move that wins"
+    whose = strategy if view.strategy_move else "as good as any known here"
+    return f"hint: {hint.move} ({whose}; after it: {hint.value.name})"
 
 
 @main.command()
