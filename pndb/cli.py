@@ -823,7 +823,7 @@ def play(book, side, moves):
 def hint_text(view, from_book):
     """`pndb play`'s hint: the move the source would make in the player's place, and why."""
     hint = view.reply()
-    strategy = "the book's strategy" if from_book else "a move that wins"
+    strategy = "the book's strategy" if from_book else "the rules prove it"
     whose = strategy if view.strategy_move else "as good as any known here"
     return f"hint: {hint.move} ({whose}; after it: {hint.value.name})"
 
