@@ -34,8 +34,8 @@ from typing import NamedTuple
 
 from pndb.contracts import CERTIFIED, EPS, LeafJob
 from pndb.monitor import Monitor, Stop
-from pndb.timeseries import SeriesPoint
 from pndb.settings import SolveSettings
+from pndb.timeseries import SeriesPoint
 from pndb.values import EMPTY_PROOF, EVALUATED, INF, NO_MOVE, Fact, Node, Status
 from pndb.values import combine, good_for, intersect
 
