@@ -2,7 +2,8 @@
 
 Three panels over the solve's seconds: the root's proof and disproof numbers for both questions
 (log scale: they span orders of magnitude; a number at 0 or infinity is left out, the question
-being answered), the stored nodes and the file's size, and the rate of outer expansions.
+being answered), the stored nodes and the file's size, and the rates of outer expansions and of
+the inner solver's nodes.
 matplotlib is an optional extra (`pip install 'pndb[plot]'`): nothing else imports it.
 """
 
@@ -29,6 +30,13 @@ def drawable(number):
     return math.nan if number is None or number <= 0 else number
 
 
+def inner_rates(points):
+    """The inner solver's nodes per second between consecutive points."""
+    return [
+        (b.inner_nodes - a.inner_nodes) / max(b.seconds - a.seconds, 1e-9) for a, b in zip(points, points[1:])
+    ]
+
+
 def draw(points, title, output):
     """Draw ``points`` (timeseries.SeriesPoint, the root numbers' infinities None: api.series)
     into the file ``output``, its format by its suffix (FORMATS)."""
@@ -51,7 +59,10 @@ def draw(points, title, output):
     megabytes.plot(times, [p.db_bytes / 1e6 for p in points], color="#8e44ad", label="database")
     megabytes.set_ylabel("database MB", color="#8e44ad")
     rate.plot(times, [p.rate for p in points], color="#5b6b86")
-    rate.set_ylabel("expansions / s")
+    rate.set_ylabel("expansions / s", color="#5b6b86")
+    inner = rate.twinx()  # the inner solver's rate between points (from the series: nothing stored)
+    inner.plot(times[1:], inner_rates(points), color="#d98b2b", linewidth=1)
+    inner.set_ylabel("inner nodes / s", color="#d98b2b")
     rate.set_xlabel(f"solving time ({unit})")
     for axes in (numbers, size, rate):
         axes.grid(True, alpha=0.3)
