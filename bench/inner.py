@@ -56,7 +56,10 @@ def midgame_positions(game, count, seed):
     """``count`` distinct canonical ongoing positions without an immediate win for the mover."""
     import numpy as np
 
-    from pndb.games.placement import kernels as K
+    try:
+        from pndb.games.placement import kernels as K
+    except ImportError:  # a checkout from before the families were packages
+        from pndb.games import kernels as K
 
     t = game.tables
     lo, hi = MIDGAME.get(game.spec, (game.cap // 3, game.cap // 2))

@@ -53,6 +53,7 @@ def run_one(game, db, max_seconds, extra):
         "exit": proc.returncode,
         "how": EXIT_TEXT.get(proc.returncode, f"error {proc.returncode}"),
         "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,  # the solve's process alone, not its `status`
         "peak_rss_mb": usage.ru_maxrss / 1024,  # Linux: kilobytes
         "command": " ".join(cmd),
     }

@@ -1,8 +1,9 @@
 """Whole solves of two versions of pndb in one run, interleaved game by game (a shared, noisy
 machine then slows both alike): an earlier commit, unpacked with `git archive`, against the
 installed working tree (or a second commit). Each version has its own numba cache, warmed by a
-first small solve. Prints one line per game and version: wall seconds, value, expansions, inner
-nodes, stored nodes and certificates.
+first small solve. Prints one line per game and version: wall seconds, CPU seconds (user +
+system of the solve's process: the figure to compare on a shared machine, whose other work
+stretches the wall clock), value, expansions, inner nodes, stored nodes and certificates.
 
     python bench/versions.py --before bf8e966 connect4:6x5 connect4:7x4 qango6:castle
     python bench/versions.py --before 688f356^ --after HEAD --max-seconds 120 qango6:tournament
@@ -63,19 +64,21 @@ def main():
             os.environ.update(env)
             run_one("connect4:4x4", tmp / "warm", None, ["--inner-nodes", "100"])
             subprocess.run(["rm", "-rf", str(tmp / "warm")], check=True)
-        print(f"{'game':22} {'version':14} {'wall s':>8}  value, expansions, inner nodes, nodes, certs")
+        head = f"{'game':22} {'version':14} {'wall s':>8} {'cpu s':>8}"
+        print(f"{head}  value, expansions, inner nodes, nodes, certs")
         for game in args.games:
             for n, ((name, _), env) in enumerate(zip(versions, envs)):
                 os.environ.clear()
                 os.environ.update(env)
                 db = tmp / f"{game.replace(':', '_')}-{n}"
                 r = run_one(game, db, args.max_seconds, [])
+                line = f"{game:22} {name:14} {r['wall_s']:8.1f} {r['cpu_s']:8.1f}"
                 if "error" in r:
-                    print(f"{game:22} {name:14} {r['wall_s']:8.1f}  {r['error']}")
+                    print(f"{line}  {r['error']}")
                     continue
                 print(
-                    f"{game:22} {name:14} {r['wall_s']:8.1f}  {r['value']}, {r['expansions']}, "
-                    f"{r['inner_nodes']}, {r['nodes']}, {certificates(db, env)}",
+                    f"{line}  {r['value']}, {r['expansions']}, {r['inner_nodes']}, {r['nodes']}, "
+                    f"{certificates(db, env)}",
                     flush=True,
                 )
 
