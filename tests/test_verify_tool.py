@@ -410,6 +410,17 @@ def test_cli_exit_codes_without_traceback(ttt, tmp_path):
         assert len((r.stdout + r.stderr).strip().splitlines()) == 1
 
 
+def test_cli_says_what_it_does_from_the_start(ttt, tmp_path):
+    """Progress lines on a stderr that is no terminal: the first comes before the book is read
+    (reading a large book takes seconds), then one as each strategy's check starts."""
+    good = write(tmp_path, "g.pnbook", ttt.bytes())
+    r = subprocess.run([sys.executable, str(TOOLS / "verify.py"), str(good)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == "verify: reading the book"
+    assert lines[1].startswith("verify: checking the first player's strategy"), lines
+
+
 # --------------------------------------------------------------------------------------------
 # Bounded decompression
 # --------------------------------------------------------------------------------------------

@@ -2068,8 +2068,11 @@ def verify_book(book: Book, progress=None) -> Report:
 
 
 def verify_file(path, progress=None) -> Report:
-    """Read and verify a book; never raises for a bad book (the Report says what is wrong)."""
+    """Read and verify a book; never raises for a bad book (the Report says what is wrong).
+    ``progress`` gets a Tick before the book is read (reading a large one takes seconds)."""
     try:
+        if progress:
+            progress(Tick("reading the book", 0))
         layout, data = read_layout(path)
         if is_go_book(layout.header):
             return go_family().verify_go_book(layout, data, progress)
