@@ -132,10 +132,10 @@ class Store:
         self.share_directory()
         existed = (self.path / "data.mdb").exists()
         try:
-            size = max(INITIAL_MAP_BYTES, self.file_bytes() * 2)
             self.env = lmdb.open(
-                str(self.path), map_size=size, max_dbs=MAX_DBS, readonly=not writer, create=create, lock=True
-            )
+                str(self.path), map_size=self.map_bytes(), max_dbs=MAX_DBS, readonly=not writer,
+                create=create, lock=True,
+            )  # fmt: skip
             # LMDB maps the file and trusts its meta page: reading a page past the end of a
             # truncated file would kill the process (SIGBUS), so compare the sizes first
             needed = self.used_bytes()
@@ -239,17 +239,22 @@ class Store:
         f = self.path / "data.mdb"
         return f.stat().st_size if f.exists() else 0
 
+    def map_bytes(self):
+        """The map size an environment of this database opens with: room to grow past the file."""
+        return max(INITIAL_MAP_BYTES, self.file_bytes() * 2)
+
     def read_every_page(self):
-        """Read every record of every table in a child process (read_pages) before a command
+        """Read every record of every table in a child process (pndb.pages) before a command
         that reads them all: LMDB trusts its pages, and a damaged one (a zeroed page, say) can
         make it abort the process at an assertion instead of reporting an error. StoreError
         ("damaged", with LMDB's words) when the child fails."""
         package_parent = str(Path(__file__).resolve().parent.parent)
         code = (
             f"import sys; sys.path.insert(0, {package_parent!r}); "
-            "import pndb.store as s; s.read_pages(sys.argv[1])"
+            "from pndb.pages import read_pages; read_pages(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))"
         )
-        p = subprocess.run([sys.executable, "-c", code, str(self.path)], capture_output=True, text=True)
+        args = [str(self.path), str(self.map_bytes()), str(MAX_DBS)]
+        p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
         if p.returncode != 0:
             lines = p.stderr.strip().splitlines() or [f"exit code {p.returncode}"]
             raise StoreError(f"the database is damaged ({lines[-1]})")
@@ -416,16 +421,13 @@ class Store:
             os.close(fd)
 
 
-def read_pages(path):
-    """Read every record of every table of the database at ``path`` (Store.read_every_page's
-    child process)."""
-    size = max(INITIAL_MAP_BYTES, (Path(path) / "data.mdb").stat().st_size * 2)
-    env = lmdb.open(path, map_size=size, max_dbs=MAX_DBS, readonly=True, create=False, lock=True)
-    with env.begin() as txn:
-        for name, _ in txn.cursor():
-            for _ in txn.cursor(db=env.open_db(bytes(name), txn=txn, create=False)):
-                pass
-    env.close()
+def positions_of(found, keys):
+    """Where each of ``found`` (some of the distinct 16-byte ``keys``) is in ``keys``, as an
+    array: the keys as numpy bytes, sorted and searched (a dict of a batch's keys cost more
+    than the batch's read from LMDB)."""
+    want = np.frombuffer(b"".join(keys), "S16")  # numpy orders them as bytes
+    order = np.argsort(want, kind="stable")
+    return order[np.searchsorted(want, np.frombuffer(b"".join(found), "S16"), sorter=order)]
 
 
 def remove_compact_leftovers(path):
@@ -538,9 +540,7 @@ class ReadView:
             if set(map(len, raw)) != {dtype.itemsize}:
                 name = "node" if dtype is NODE_ROW else "proof"
                 raise StoreError(f"the database is damaged: a {name} record of the wrong size")
-            index = dict(zip(keys, range(len(keys))))
-            at = np.fromiter(map(index.__getitem__, got), np.int64, len(got))
-            rows[at] = np.frombuffer(b"".join(raw), dtype)
+            rows[positions_of(got, keys)] = np.frombuffer(b"".join(raw), dtype)
         return rows
 
     def certificates(self, key):

@@ -57,3 +57,23 @@ def test_check_wants_a_proof_behind_every_leaf_the_inner_solver_decided(tmp_path
                 txn.delete(k, db=store.proof)
         problems = check_store(store, game).problems
     assert any(leaf.hex() in p for p in problems), problems
+
+
+def test_proof_rows_of_keys_in_any_order(tmp_path):
+    """A batch's rows come back in the order of its keys, whatever that order, for keys that
+    end in zero bytes or hold them inside too (numpy's bytes type pads with zeros)."""
+    from pndb.values import Proof
+
+    game = load_game("tictactoe")
+    keys = [bytes(16), bytes(15) + b"\x01", b"\x01" + bytes(15), b"\x00\x02" + bytes(14),
+            bytes(8) + b"\x03" + bytes(7)]  # fmt: skip
+    stored = {k: Proof(i % 3, 2, i, 255) for i, k in enumerate(keys) if i != 2}
+    with open_for_game(tmp_path / "t.lmdb", game, writer=True) as store:
+        store.commit(proofs=stored.items())
+        with store.view(game) as view:
+            for order in ([4, 0, 3, 2, 1], [2, 1, 0, 3, 4], [3]):
+                asked = [keys[i] for i in order]
+                rows = view.proof_rows(asked)
+                for k, row in zip(asked, rows):
+                    want = stored.get(k, Proof(0, 2, 255, 255))
+                    assert (row["lo"], row["hi"], row["move0"], row["move1"]) == tuple(want), k.hex()

@@ -31,6 +31,9 @@ VALUE_CODES = {
     Value.SECOND_WONT_WIN: 5,
 }
 CODE_VALUES = {v: k for k, v in VALUE_CODES.items()}
+# zstandard's compression level: 6 compresses a book of 14 MB (qango6:tournament) in a third of
+# level 10's time, to a file 9% larger (2.47 MB against 2.26); any level reads the same
+LEVEL = 6
 INTERVAL_CODES = {(v.lo, v.hi): code for v, code in VALUE_CODES.items()}
 
 
@@ -58,7 +61,7 @@ def write_book(path, header, records, certs=None):
         header.update(format_version=2, certificates=count, certificate_bytes=len(table))
     head = json.dumps(header, sort_keys=True).encode()
     raw = magic + len(head).to_bytes(4, "big") + head + arr.tobytes() + table
-    data = zstandard.ZstdCompressor(level=10, write_checksum=True).compress(raw)
+    data = zstandard.ZstdCompressor(level=LEVEL, write_checksum=True).compress(raw)
     write_atomically(Path(path), data)
     return len(data)
 
