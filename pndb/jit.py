@@ -74,14 +74,22 @@ def cache_dir():
     $XDG_CACHE_HOME or ~/.cache, under pndb/numba), in a subdirectory named by a digest of the
     contents of the source files kernels can depend on (kernel_sources): a change elsewhere (the
     search, the CLI, the store) compiles nothing again."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pndb" / "numba"
+    )
+    return str(Path(base) / sources_digest())
+
+
+@functools.cache
+def sources_digest():
+    """The digest of the kernel sources (:func:`kernel_sources`) that names the cache directory,
+    computed once per process: it parses pndb's sources, and a solve asks before it loads numba
+    (first_compile) and again as it does."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
     for path in kernel_sources(package):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    base = os.environ.get("NUMBA_CACHE_DIR") or str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pndb" / "numba"
-    )
-    return str(Path(base) / digest.hexdigest()[:16])
+    return digest.hexdigest()[:16]
 
 
 def kernel_sources(package):
@@ -99,8 +107,12 @@ def kernel_sources(package):
 
 
 def compiles(path):
-    """Whether the module at ``path`` declares kernels: it imports numba, or uses njit."""
-    for node in ast.walk(ast.parse(path.read_text())):
+    """Whether the module at ``path`` declares kernels: it imports numba, or uses njit (a file
+    that names neither is not parsed)."""
+    text = path.read_text()
+    if "numba" not in text and "njit" not in text:
+        return False
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "numba" for a in node.names):
             return True
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba":
