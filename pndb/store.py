@@ -307,8 +307,8 @@ class Store:
                     for name, value in (meta or {}).items():
                         txn.put(name.encode(), encode_meta(value), db=self.meta)
                     if point is not None:
-                        nodes = txn.stat(self.nodes)["entries"]
-                        self.record_point(txn, point._replace(nodes=nodes, db_bytes=self.file_bytes()))
+                        count = txn.stat(self.nodes)["entries"]  # (not ``nodes``: a retry writes them again)
+                        self.record_point(txn, point._replace(nodes=count, db_bytes=self.file_bytes()))
                 return
             except lmdb.MapFullError:
                 self.env.set_mapsize(self.env.info()["map_size"] * 2)
