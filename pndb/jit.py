@@ -74,22 +74,46 @@ def cache_dir():
     $XDG_CACHE_HOME or ~/.cache, under pndb/numba), in a subdirectory named by a digest of the
     contents of the source files kernels can depend on (kernel_sources): a change elsewhere (the
     search, the CLI, the store) compiles nothing again."""
-    base = os.environ.get("NUMBA_CACHE_DIR") or str(
+    return str(Path(cache_base()) / sources_digest())
+
+
+def cache_base():
+    """The directory under which cache_dir() names its subdirectories."""
+    return os.environ.get("NUMBA_CACHE_DIR") or str(
         Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pndb" / "numba"
     )
-    return str(Path(base) / sources_digest())
 
 
 @functools.cache
 def sources_digest():
     """The digest of the kernel sources (:func:`kernel_sources`) that names the cache directory,
-    computed once per process: it parses pndb's sources, and a solve asks before it loads numba
-    (first_compile) and again as it does."""
-    digest = hashlib.sha256()
+    computed once per process, and kept beside the cache under a stamp of every source file's
+    name, size and modification time: finding the kernel sources parses pndb's modules, about
+    a CPU second that every solve, show or export process paid at its start."""
     package = Path(__file__).resolve().parent
+    stamp = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        st = path.stat()
+        stamp.update(f"{path.relative_to(package)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    memo = Path(cache_base()) / "digests" / stamp.hexdigest()[:32]
+    try:
+        known = memo.read_text()
+        if len(known) == 16:
+            return known
+    except OSError:
+        pass
+    digest = hashlib.sha256()
     for path in kernel_sources(package):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    known = digest.hexdigest()[:16]
+    try:  # a cache that cannot be written computes it again next time
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fresh = memo.with_name(f"{memo.name}.{os.getpid()}")
+        fresh.write_text(known)
+        os.replace(fresh, memo)
+    except OSError:
+        pass
+    return known
 
 
 def kernel_sources(package):
