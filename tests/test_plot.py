@@ -37,7 +37,7 @@ def test_a_solve_records_its_series_a_resume_appends_and_plot_draws_it(tmp_path)
     db = tmp_path / "c.lmdb"
     assert cli(*SOLVE, "--db", db, "--max-nodes", "15").returncode == 3  # stopped by the limit
     first = assert_series_ends_at_status(db)
-    assert first[-1].expansions >= 15 and first[-1].checkpoint > 1
+    assert first[-1].expansions >= 15  # one point a checkpoint: the timer's (if any came) and the last
     assert "draw" in ok(cli(*SOLVE, "--db", db))  # resumed to the end
     points = assert_series_ends_at_status(db)
     assert points[: len(first)] == first  # what the first run recorded stays
