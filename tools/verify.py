@@ -594,6 +594,17 @@ def compare_rules(ref: Rules, got: Rules, game: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
+def inverse_permutations(perms, n: int) -> list[list[int]]:
+    """For each permutation p of range(n) (p[i] the image of i), its inverse."""
+    out = []
+    for p in perms:
+        inv = [0] * n
+        for i, pi in enumerate(p):
+            inv[pi] = i
+        out.append(inv)
+    return out
+
+
 def _make_canon(perms, n):
     """Build ``canon(first, second) -> (key, k)``: the canonical key as one int
     ``(image(first) << 64) | image(second)`` (so int order = the format's bytewise order) and
@@ -654,12 +665,7 @@ class Engine:
             (sum(1 << c for c in cells), cells) for cells in sorted(sorted(p) for p in rules.patterns)
         ]
         self.canon = _make_canon(rules.symmetries, self.n)
-        self.inverse = []
-        for p in rules.symmetries:
-            inv = [0] * self.n
-            for i, pi in enumerate(p):
-                inv[pi] = i
-            self.inverse.append(inv)
+        self.inverse = inverse_permutations(rules.symmetries, self.n)
         self.column_of = {c: ci for ci, col in enumerate(rules.columns) for c in col}
 
     def legal(self, f: int, s: int) -> list[int]:

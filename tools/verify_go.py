@@ -117,12 +117,7 @@ class Board:
         self.not_first_col = self.full & ~col0
         self.not_last_col = self.full & ~(col0 << (self.w - 1))
         self.perms = symmetries(self.w, self.h)
-        self.inverse = []
-        for perm in self.perms:
-            inv = [0] * self.n
-            for p, q in enumerate(perm):
-                inv[q] = p
-            self.inverse.append(inv)
+        self.inverse = v.inverse_permutations(self.perms, self.n)
         self.images = [{} for _ in self.perms]  # per symmetry: bitboard -> its image
 
     # --- notation ---------------------------------------------------------------------------
