@@ -31,16 +31,15 @@ def positions(game, nodes):
 
     from pndb import inner
     from pndb.games.placement import kernels as K
-    from pndb.inner.table import KEY_A, KEY_B, META
+    from pndb.inner.table import stored_keys
 
     solver = new_solver(game, nodes, 256)
     start = np.zeros(1, np.uint64)
     solver.run(inner.InnerJob(start, start, 0, nodes))
-    recs = solver.table.recs
-    used = recs[recs[:, META] != 0]
+    keys_a, keys_b, _ = stored_keys(solver.table.recs)
     t = game.tables
     own, other, stones = [], [], []
-    for a, b in zip(used[:, KEY_A].tolist(), used[:, KEY_B].tolist()):
+    for a, b in zip(keys_a.tolist(), keys_b.tolist()):
         a, b = np.uint64(a), np.uint64(b)
         if a | b == 0 or K.position_status(a, b, t) != K.ONGOING:
             continue

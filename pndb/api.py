@@ -70,14 +70,15 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
     evaluator keeps board keys. ``quick``: a quick start (see quick_start), the evaluator made
     once it is over. ``announce()`` is called before the evaluator is made (compile_announcer).
     With settings.parallel, the leaves are searched by a pool (pndb.workers: worker processes;
-    pndb.cluster: Ray actors), each worker with the family's evaluator and a share of the inner
-    table. The caller closes the search's pool."""
+    pndb.cluster: Ray actors), each worker with the family's evaluator; local workers share one
+    inner table where the system allows (shared_table), else each has a share of it. The caller
+    closes the search's pool."""
     from pndb.cache import NodeCache, anonymous_memory_bytes
     from pndb.games.stored import with_table
     from pndb.search import Search
 
     factory = evaluator_factory(game, settings)
-    memory = settings.memory(factory is not None, anonymous_memory_bytes())
+    memory = settings.memory(factory is not None, anonymous_memory_bytes(), shared_table(settings))
     cache = NodeCache(store, limit=memory.cache_records, budget_bytes=memory.budget_bytes)
 
     def new_evaluator(board_game=game):
@@ -114,6 +115,16 @@ def make_search(store, game, settings, quick=False, announce=lambda: None):
         pool=new_pool() if parallel else None,
         evaluator_capacity=memory.evaluator_capacity,
     )  # fmt: skip
+
+
+def shared_table(settings):
+    """Whether the evaluators of a solve with ``settings`` share one table: local workers, where
+    the system lets them share memory (pndb.workers.shared_region)."""
+    if not settings.parallel or settings.cluster is not None:
+        return False
+    from pndb.workers import shares_memory
+
+    return shares_memory()
 
 
 def evaluator_factory(game, settings):

@@ -64,6 +64,15 @@ class LeafResult(NamedTuple):
         return sum(self.work)
 
 
+class SharedRegion(NamedTuple):
+    """Memory the evaluators of a pool of workers share (pndb.workers makes it, each worker's
+    evaluator maps it: the inner solver keeps its table there): a file of ``bytes`` bytes,
+    zero when made, that each process opens by ``path``."""
+
+    path: str
+    bytes: int
+
+
 class Evaluator(Protocol):
     """Something that searches leaves: its one entry runs a batch of jobs."""
 

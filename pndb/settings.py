@@ -37,7 +37,8 @@ class MemorySplit(NamedTuple):
     inner_mb: int  # the inner table (0: no evaluator)
     slack_mb: int  # a checkpoint's write buffers, the update heap, Python's garbage
     cache_mb: float  # the node cache: the rest
-    workers: int = 1  # the evaluators that share the inner table's part (one each: a share of it)
+    workers: int = 1  # the evaluators that share the inner table's part
+    shared: bool = False  # they share one table of inner_mb (else each has a share of it)
 
     @property
     def budget_bytes(self):
@@ -50,8 +51,9 @@ class MemorySplit(NamedTuple):
 
     @property
     def table_mb(self):
-        """The inner table's megabytes as each evaluator is given them (at least 1)."""
-        return max(1, self.inner_mb // self.workers)
+        """The inner table's megabytes as each evaluator is given them (at least 1): all of them
+        when the evaluators share one table."""
+        return max(1, self.inner_mb if self.shared else self.inner_mb // self.workers)
 
     @property
     def evaluator_capacity(self):
@@ -105,12 +107,13 @@ class SolveSettings:
         """Whether leaves are searched by a pool (workers, or a cluster)."""
         return self.workers > 1 or self.cluster is not None
 
-    def memory(self, evaluated, held_bytes):
+    def memory(self, evaluated, held_bytes, shared=False):
         """The split of memory_mb for a solve with an evaluator (``evaluated``) or without (no
         inner table), in a process that holds ``held_bytes`` of anonymous memory already (of it
         at most BASE_MB counts: in a larger program, only pndb's usual share). The inner table
         gets inner_mb (default a quarter of the budget, at most DEFAULT_INNER_MB), the node cache
-        what is left beside the rest; a SettingsError when that is less than MIN_CACHE_MB."""
+        what is left beside the rest; a SettingsError when that is less than MIN_CACHE_MB.
+        ``shared``: the workers share one inner table (else each has a share of inner_mb)."""
         inner_mb = self.inner_mb if self.inner_mb is not None else min(DEFAULT_INNER_MB, self.memory_mb // 4)
         inner_mb = inner_mb if evaluated else 0
         held_mb = min(held_bytes / 2**20, BASE_MB)
@@ -119,4 +122,4 @@ class SolveSettings:
             need = int(held_mb + inner_mb + SLACK_MB + MIN_CACHE_MB) + 1
             need = f"this solve needs at least {need} MB"
             raise SettingsError(f"a memory budget of {self.memory_mb} MB is too small here: {need}")
-        return MemorySplit(self.memory_mb, held_mb, inner_mb, SLACK_MB, cache_mb, self.workers)
+        return MemorySplit(self.memory_mb, held_mb, inner_mb, SLACK_MB, cache_mb, self.workers, shared)

@@ -3,15 +3,19 @@
 The process that owns the database and the outer DAG sends contracts.LeafJobs to workers and
 merges their LeafResults as they come back (search.Search, with a pool). Each worker is a
 process of its own, started fresh (spawn: no LMDB environment or numba state crosses a fork),
-that makes its game from the rules the database stores and its own evaluator, so its own inner
-table. Workers hold nothing a solve needs: the database has it all, so a solve resumes without
-them, and a worker that dies costs only its job (the pool starts another in its place).
+that makes its game from the rules the database stores and its own evaluator. The evaluators
+share one inner table where the system lets processes share memory by a file (Linux: a memfd
+the workers open through /proc, gone with the owner whatever ends the solve): what one worker's
+search finds, every later job reads. (With a table each, the serial search's jobs dealt to two
+workers in turn searched 1.9 times the nodes on connect4:6x5.) Elsewhere each has its own.
+Workers hold nothing a solve needs: the database has it all, so a solve resumes without them,
+and a worker that dies costs only its job (the pool starts another in its place).
 
-Routing keeps the follow scheme's "continue what the table holds" paying: a job names the leaf
-whose searches it continues (``home``: the leaf itself, or for the children of an expanded leaf
-that leaf), and goes to the worker that last searched it when that worker has room; otherwise
-to the worker with the fewest jobs. Each worker holds up to DEPTH jobs, so that it never waits
-for the owner between two.
+Routing keeps the follow scheme's "continue what the table holds" paying where tables are a
+worker's own: a job names the leaf whose searches it continues (``home``: the leaf itself, or
+for the children of an expanded leaf that leaf), and goes to the worker that last searched it
+when that worker has room; otherwise to the worker with the fewest jobs. Each worker holds up to
+DEPTH jobs, so that it never waits for the owner between two.
 """
 
 import ctypes
@@ -59,17 +63,36 @@ class EvaluatorSpec(NamedTuple):
     settings: object  # settings.SolveSettings
     memory: object  # settings.MemorySplit: each evaluator's table is its table_mb
     warm_key: bytes  # the evaluator key of a position a throwaway evaluator searches first (warm_up)
+    region: object = None  # a contracts.SharedRegion the evaluators' table lives in; None: a table each
 
 
 def make_evaluator(spec, memory=None):
     """The evaluator an EvaluatorSpec describes (in the worker's process): its game family's
-    (Family.evaluator), with ``memory`` in place of the spec's where given."""
+    (Family.evaluator), in the spec's shared region if any; with ``memory`` in place of the
+    spec's where given, a table of its own."""
     from pndb import jit
     from pndb.games import family_of, game_from_rules
 
     jit.interpret(False)
     game = game_from_rules(spec.rules, spec.spec)
-    return family_of(game).evaluator(game, spec.settings, memory or spec.memory)
+    region = spec.region if memory is None else None
+    return family_of(game).evaluator(game, spec.settings, memory or spec.memory, region=region)
+
+
+def shares_memory():
+    """Whether this system lets the workers share memory (shared_region)."""
+    return hasattr(os, "memfd_create") and os.path.isdir(f"/proc/{os.getpid()}/fd")
+
+
+def shared_region(megabytes):
+    """A zeroed contracts.SharedRegion of ``megabytes`` MB, and the descriptor that keeps it: a
+    memfd, which each worker opens through /proc (it holds no memory until written, and is
+    freed with the last process that holds it, however the solve ends)."""
+    from pndb.contracts import SharedRegion
+
+    fd = os.memfd_create("pndb-inner-table", os.MFD_CLOEXEC)
+    os.ftruncate(fd, megabytes << 20)
+    return SharedRegion(f"/proc/{os.getpid()}/fd/{fd}", megabytes << 20), fd
 
 
 def warm_up(spec):
@@ -248,6 +271,10 @@ class WorkerPool(Pool):
         """``stagger``: start one worker, wait until it has compiled the kernels (warm_up), then
         start the others, so that a cold kernel cache is compiled once, not by every worker at
         the same time, and the compiling is over before the solve's clock starts."""
+        self.region_fd = None
+        if spec.memory.shared:
+            region, self.region_fd = shared_region(spec.memory.table_mb)
+            spec = spec._replace(region=region)
         self.spec = spec
         self.context = multiprocessing.get_context("spawn")
         first = Worker(self.context, spec, 0)
@@ -264,6 +291,9 @@ class WorkerPool(Pool):
         for w in self.members:
             w.stop(deadline)
         self.members = []
+        if self.region_fd is not None:
+            os.close(self.region_fd)
+            self.region_fd = None
 
     def await_ready(self, w):
         """Wait for worker ``w``'s "ready" (WorkerError if it fails or dies first)."""

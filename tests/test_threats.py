@@ -17,7 +17,7 @@ import reference as R
 from conftest import ref
 
 from pndb import inner
-from pndb.inner.table import KEY_A, KEY_B, META, NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE
+from pndb.inner.table import NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE, stored_keys
 from pndb.games import load_game
 from pndb.games.placement import kernels as K
 from pndb.games.placement import patterns as P
@@ -270,12 +270,9 @@ def test_table_marks_of_threat_sequences_hold(spec):
     for q in (0, 1):
         TI.search(solver, ka, kb, q, budget=2_000)
     levels, tried = P.new_sequence_work()
-    recs = solver.table.recs
     depth = int(solver.stack.threat_depth[0])
     marked = {"mover": 0, "opponent none": 0, "opponent has one": 0}
-    for a, b, meta in zip(recs[:, KEY_A], recs[:, KEY_B], recs[:, META]):
-        if meta == 0:
-            continue
+    for a, b, meta in zip(*stored_keys(solver.table.recs)):
         first = R.first_to_move(int(a), int(b))
         mine, theirs = (a, b) if first else (b, a)
         stones = int(a | b).bit_count()

@@ -22,8 +22,9 @@ class Family(NamedTuple):
     name: str
     from_rules: Callable  # (rules data, spec) -> game: the rules a database or a book stores
     codec: object  # fields(pos) -> JSON-ready dict; position(fields) -> pos or GameError
-    # (game, settings.SolveSettings, settings.MemorySplit) -> a contracts.Evaluator of the
-    # solve's leaves; None: the family has none (the outer search expands every leaf)
+    # (game, settings.SolveSettings, settings.MemorySplit, region=None) -> a contracts.Evaluator
+    # of the solve's leaves (region: a contracts.SharedRegion its table may live in, shared with
+    # the other workers'); None: the family has none (the outer search expands every leaf)
     evaluator: Callable | None
 
 

@@ -99,8 +99,8 @@ from pndb.games.connect4 import compiled as C
 from pndb.games.placement import patterns as P
 from pndb.inner.knowledge import knowledge_asked, knowledge_decides
 from pndb.inner.table import (
-    EMPTY, INF, KNOWLEDGE_DECIDED, META, NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE, SEEN_ENTRIES, find,
-    home_block, larger_table, numbers_or, prefetch, seen_bit, store,
+    EMPTY, INF, KNOWLEDGE_DECIDED, NO_SEQUENCE, OPPONENT_ASKED, OPPONENT_NONE, SEEN_ENTRIES, home_block,
+    larger_table, lookup, numbers_or, prefetch, seen_bit, store,
 )
 
 
@@ -325,8 +325,7 @@ def search_frames(
             # flags may tell what was found here before
             quiet = opponent_threats == K.ZERO and own_threats & legal == K.ZERO
             sequences = threat_depth != 0 and not gravity and quiet
-            s = find(recs, a, b) if sequences else -1
-            known = recs[s, META] if s >= 0 else K.ZERO
+            known = lookup(recs, a, b)[2] if sequences else K.ZERO
             opponent = SEQUENCE_UNHELPFUL
             if sequences and own_threats == K.ZERO and stones > 0:
                 opponent = SEQUENCE_UNASKED

@@ -24,7 +24,7 @@ from pndb.games.placement import kernels as K
 from pndb.games.connect4 import compiled as C
 from pndb.games.placement import patterns as P
 from pndb.values import PAIRING
-from pndb.inner.table import META, NO_VERDICT, find
+from pndb.inner.table import NO_VERDICT, lookup
 
 
 KNOWLEDGE_TRIAL = 2_000  # tries at one number of empty cells before judging whether knowledge pays
@@ -78,8 +78,7 @@ def knowledge_decides(a, b, q, t, rules, pair_budget, recs, cert, tries, pairs, 
     asked again: df-pn enters a position many times, and a proof is read after its search (a
     table's marks are all at its solver's budget)."""
     mark = NO_VERDICT << np.uint64(q)
-    s = find(recs, a, b)
-    if s >= 0 and recs[s, META] & mark != K.ZERO:
+    if lookup(recs, a, b)[2] & mark != K.ZERO:
         return 0, mark, 0
     if rules is None:  # (the evaluations are calls that pass only the arrays they read)
         found, size = pairing_decides(a, b, q, t, pair_budget, pairs, cover, cert)

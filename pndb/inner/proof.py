@@ -14,8 +14,8 @@ from pndb.contracts import CERTIFIED
 from pndb.inner.frames import MAX_DEPTH, solve_one
 from pndb.inner.knowledge import knowledge_asked, knowledge_decides
 from pndb.inner.table import (
-    EMPTY, INF, KNOWLEDGE_DECIDED, META, NO_SEQUENCE, NUMS, REPORTED, WORK_SHIFT, entry_numbers,
-    entry_sequence, find, home_block, key_hash, numbers, prefetch,
+    EMPTY, INF, KNOWLEDGE_DECIDED, NO_SEQUENCE, REPORTED, WORK_SHIFT, entry_numbers, entry_sequence,
+    home_block, key_hash, lookup, mark_reported, numbers, prefetch,
 )
 
 
@@ -77,11 +77,11 @@ def known_good_child(n, cs, ca, cb, q, proven, recs):
     for i in range(n):
         if cs[i] != K.ONGOING:
             continue
-        s = find(recs, ca[i], cb[i])
+        s, nums, meta = lookup(recs, ca[i], cb[i])
         if s < 0:
             continue
-        pn, dn = entry_numbers(recs[s, META], recs[s, NUMS], q)
-        work = np.int64(recs[s, META] >> WORK_SHIFT)
+        pn, dn = entry_numbers(meta, nums, q)
+        work = np.int64(meta >> WORK_SHIFT)
         if ((pn == 0) if proven else (dn == 0)) and work < least:
             best, least = i, work
     return best
@@ -247,13 +247,16 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
     position is read; by the end of the call all of its proof is out) is not read again: the
     outer search stored that proof, and a search that goes through a proven position would
     otherwise hand the same records back again and again. The mark lives with the table entry:
-    an entry replaced has lost it, and its proof is handed out once more.
+    an entry replaced has lost it, and its proof is handed out once more. (In a table shared by
+    workers, each keeps its marks in a table of its own: Table.reported.)
     """
     seen = new_set(np.int64(1024))
     w = new_proof_walk(ka, kb, t.cell_images.shape[1])
     nodes = 0
     while True:
-        event = walk_proof(q, proven, t, rules, tab.recs, st, out, seen, w, pair_budget)
+        event = walk_proof(
+            q, proven, t, rules, tab.recs, tab.reported, tab.reported_filled, st, out, seen, w, pair_budget
+        )
         if event == WALK_DONE:
             return out, nodes, tab
         if event == WALK_ROOM:
@@ -289,13 +292,14 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
 
 
 @nb.njit(cache=True)
-def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
+def walk_proof(q, proven, t, rules, recs, marks, marks_filled, st, out, seen, w, pair_budget):
     """extract_proof's walk over the positions of w's stack (each read once: ``seen``), until
     all are read (WALK_DONE), the buffers ``out`` or ``seen`` need room (WALK_ROOM), or an
     owner's position needs a search (WALK_SEARCH: w.stopped holds it, w its children). It runs
     with arrays that never change (extract_proof grows them and searches between its calls):
     an array variable a loop reassigns costs atomic reference counts at every use, which took
-    half of the extraction's time. ``rules``: as search_frames'."""
+    half of the extraction's time. ``rules``: as search_frames'; ``marks``, ``marks_filled``:
+    where this process keeps its REPORTED marks (Table.reported)."""
     reported = REPORTED << np.uint64(q)
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
     ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
@@ -321,11 +325,9 @@ def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
         b = stack_b[sp]
         if not set_insert(seen, a, b):
             continue
-        s = find(recs, a, b)
-        if s >= 0:
-            if recs[s, META] & reported != K.ZERO:
-                continue
-            recs[s, META] |= reported
+        s, nums, meta = lookup(recs, a, b)
+        if mark_reported(recs, s, nums, meta, a, b, reported, marks, marks_filled):
+            continue
         owner = K.first_to_move(a, b) == proven
         # knowledge is asked where the search decided by it (for either question: a fact of one
         # may answer the other), or where the table does not say how the search decided
@@ -343,7 +345,7 @@ def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
             statuses = K.threat_cells(mine, theirs, win_masks) & K.legal_mask(a, b, t) != K.ZERO
         n = K.statuses_into(a, b, t, moves, cs) if statuses else 0
         if asked and not settled_by_children(n, cs, q, proven, owner):
-            if s < 0 or recs[s, META] & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
+            if s < 0 or meta & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
                     a, b, q, t, rules, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
                 )
@@ -356,8 +358,8 @@ def walk_proof(q, proven, t, rules, recs, st, out, seen, w, pair_budget):
             # searched for here (unless the table says there is none); else the child the table
             # knows, which needs every child's key
             found = decided_good_child(n, cs, q, proven)
-            cell = -1 if found >= 0 or s < 0 else entry_sequence(recs[s, META])
-            unknown = s < 0 or recs[s, META] & NO_SEQUENCE == K.ZERO
+            cell = -1 if found >= 0 or s < 0 else entry_sequence(meta)
+            unknown = s < 0 or meta & NO_SEQUENCE == K.ZERO
             if rules is None and found < 0 and cell < 0 and unknown:
                 cell = sequence_move(
                     a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts

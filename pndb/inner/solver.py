@@ -19,7 +19,7 @@ from pndb.values import Certificate
 from pndb.inner.frames import new_stack, solve_one
 from pndb.inner.knowledge import KNOWLEDGE_RARE, KNOWLEDGE_TRIAL
 from pndb.inner.proof import extract_proof, grown, new_proof_buffers
-from pndb.inner.table import INF, TableMemory, entry_work, new_table, numbers
+from pndb.inner.table import INF, TableMemory, entry_work, new_table, numbers, shared_table
 
 
 SLICE = 100_000  # nodes of a large budget spent between two looks at should_stop()
@@ -169,7 +169,9 @@ class InnerSolver:
     outer search's evaluator (contracts.Evaluator: evaluate()); run() is the same search on the
     solver's own arrays and numbers, for tests and benchmarks."""
 
-    def __init__(self, game, table_mb, knowledge=False, threat_depth=None):
+    def __init__(self, game, table_mb, knowledge=False, threat_depth=None, region=None):
+        """``region``: a contracts.SharedRegion the solver's table lives in, shared with the other
+        workers of the solve (``table_mb`` then unused); None: a table of its own."""
         self.tables = game.tables
         # the family's knowledge, compiled for it alone (search_frames): Allis' rules with gravity
         self.rules = game.tables.rules_lines if game.gravity else None
@@ -182,7 +184,7 @@ class InnerSolver:
         self.knowledge_stats = np.zeros((2, 65, 2), np.int64)
         self.knowledge_skip = np.zeros((2, 65), np.bool_)
         self.steps = K.step_tables(game.tables)
-        self.table = new_table(table_mb)
+        self.table = new_table(table_mb) if region is None else shared_table(region)
         t = game.tables
         nsym = t.cell_images.shape[1]
         self.stack = new_stack(nsym, len(t.win_masks), self.threat_depth, len(t.rules_lines))

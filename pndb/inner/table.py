@@ -1,5 +1,5 @@
 """The inner solver's transposition table: 32-byte entries (KEY_A, KEY_B, NUMS, META), their
-layout and flags, find, store and growth.
+layout and flags, lookup, store and growth, and the table the workers of a solve share.
 
 The transposition table is one record array of 32-byte entries (key halves, open numbers and
 facts with work together), probed in one aligned window of WINDOW entries, a cache line, and
@@ -15,9 +15,20 @@ touched, in huge pages (2 MB) where the OS gives them: an entry's new place is i
 of three beyond the old table, so that growing moves three quarters of the entries and copies
 no table but the first (2 MB, into the reserved memory). Against a new table per growth in 4 KB
 pages (bench/ab.py, 2 M nodes): the mnk:5,5,4 and connect4:7x6 starts took about 15% less time.
+
+Sealed entries. The workers of a solve share one table (shared_table: a file every worker maps),
+written without locks, so that a reader may meet an entry half written by another process. An
+entry therefore stores in KEY_B not the key's second half but that half XOR seal(KEY_A, NUMS,
+META), a mixing hash of the other three words, and lookup() reads NUMS and META once and takes
+the entry only when they and the keys agree with the seal: words of two different entries agree
+with a seal by chance alone (about 2^-64 a read), and the numbers and facts a reader takes are
+those it checked. (Lockless hashing as in chess programs, with the seal over the data words.)
+A worker's REPORTED marks are its own (Table.reported): a worker must not take another's proof
+as handed out before the owner has it.
 """
 
 import mmap
+import os
 from typing import NamedTuple
 
 import numba as nb
@@ -45,7 +56,7 @@ KEY_A, KEY_B, NUMS, META = 0, 1, 2, 3  # the four words of a table entry
 # handed out this position's proof for question q, all of it, 12: the opponent's threat
 # sequences have been searched here (as if it were to move), 13: ... and it has none, 14-20 the
 # first stone of a threat sequence that wins for the player to move here, plus one (0: none
-# known), 21-63 work.
+# known), 21-63 work. KEY_B: the key's second half XOR seal(KEY_A, NUMS, META) (sealed entries).
 # An entry in use always has work >= 1, so an all-zero entry (as the OS hands out pages) is empty.
 LO_HI_OPEN = 2 << 2  # lo 0, hi 2: nothing proven
 NO_VERDICT = np.uint64(1 << 5)  # META bit 5 + q: knowledge has been asked for q and decides nothing
@@ -73,12 +84,17 @@ class TableMemory(NamedTuple):
 class Table(NamedTuple):
     # uint64[size, 4]: KEY_A, KEY_B, NUMS (pn | dn << 32), META; once grown, the arena's first rows
     recs: np.ndarray
-    filled: np.ndarray  # int64[1]: entries in use
+    filled: np.ndarray  # int64[1]: entries in use (that this process stored, in a shared table)
     arena: np.ndarray  # uint64[limit, 4]: the memory it may grow into, zero beyond recs
     # uint64[SEEN_WORDS]: the bits of the orbit hashes (kernels.StepTables) of the positions
-    # stored: a child whose bit is clear is not in the table, and needs neither its canonical key
-    # nor a read until it is entered (on the qango6 start three quarters of the children)
+    # stored (by this process): a child whose bit is clear is not in the table as far as this
+    # process knows, and needs neither its canonical key nor a read until it is entered (on the
+    # qango6 start three quarters of the children)
     seen: np.ndarray
+    # uint64[n, 4]: entries of this process alone that hold its REPORTED marks when recs is
+    # shared; no rows: recs holds them
+    reported: np.ndarray
+    reported_filled: np.ndarray  # int64[1]: entries of ``reported`` in use
 
 
 def new_table(megabytes):
@@ -94,7 +110,32 @@ def new_table(megabytes):
         filled=np.zeros(1, np.int64),
         arena=zero_arena(limit) if limit > size else recs,
         seen=np.zeros(SEEN_WORDS, np.uint64),
+        reported=np.zeros((0, 4), np.uint64),
+        reported_filled=np.zeros(1, np.int64),
     )
+
+
+REPORTED_MB = 16  # a worker's own table of REPORTED marks beside a shared table
+
+
+def shared_table(region):
+    """A table in ``region`` (a contracts.SharedRegion), shared with the other processes that map it: its entries the
+    largest power of two that fits, never grown (grow needs room only this process writes), its
+    REPORTED marks in a table of this process (REPORTED_MB)."""
+    entries = 1 << ((region.bytes // ENTRY_BYTES).bit_length() - 1)
+    fd = os.open(region.path, os.O_RDWR)
+    try:
+        memory = mmap.mmap(fd, entries * ENTRY_BYTES, flags=mmap.MAP_SHARED)
+    finally:
+        os.close(fd)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        memory.madvise(mmap.MADV_HUGEPAGE)
+    recs = np.frombuffer(memory, np.uint64).reshape(entries, 4)  # page-aligned: cache lines too
+    marks = zero_arena(inner_table_capacity(REPORTED_MB))
+    return Table(
+        recs=recs, filled=np.zeros(1, np.int64), arena=recs, seen=np.zeros(SEEN_WORDS, np.uint64),
+        reported=marks, reported_filled=np.zeros(1, np.int64),
+    )  # fmt: skip
 
 
 HUGE_PAGE = 2 << 20
@@ -149,6 +190,30 @@ def key_hash(ka, kb):
 
 
 @nb.njit(cache=True, inline="always")
+def mix(x):
+    """A bijection of 64-bit words whose every output bit depends on every input bit
+    (SplitMix64's finalizer)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@nb.njit(cache=True, inline="always")
+def seal(ka, nums, meta):
+    """The word XORed into KEY_B of an entry with these KEY_A, NUMS and META (sealed entries)."""
+    return mix(mix(ka ^ meta) ^ nums)
+
+
+@nb.njit(cache=True, inline="always")
+def write_entry(recs, s, ka, kb, nums, meta):
+    """Write the entry of (ka, kb) with these NUMS and META into slot s, sealed."""
+    recs[s, KEY_A] = ka
+    recs[s, NUMS] = nums
+    recs[s, META] = meta
+    recs[s, KEY_B] = kb ^ seal(ka, nums, meta)
+
+
+@nb.njit(cache=True, inline="always")
 def home_block(ka, kb, mask):
     return np.int64(key_hash(ka, kb) & np.uint64(mask)) & ~np.int64(WINDOW - 1)
 
@@ -161,15 +226,19 @@ def seen_bit(h):
 
 
 @nb.njit(cache=True, inline="always")
-def find(recs, ka, kb):
-    """The slot holding (ka, kb), or -1."""
+def lookup(recs, ka, kb):
+    """(slot, NUMS, META) of the entry of (ka, kb), its words read once and checked against its
+    seal; (-1, 0, 0) when there is none (or it is being written by another process)."""
     home = home_block(ka, kb, recs.shape[0] - 1)
     for s in range(home, home + WINDOW):
-        if recs[s, META] == 0:
-            return -1
-        if recs[s, KEY_A] == ka and recs[s, KEY_B] == kb:
-            return s
-    return -1
+        meta = recs[s, META]
+        if meta == 0:
+            break
+        if recs[s, KEY_A] == ka:
+            nums = recs[s, NUMS]
+            if recs[s, KEY_B] ^ seal(ka, nums, meta) == kb:
+                return s, nums, meta
+    return -1, K.ZERO, K.ZERO
 
 
 @nb.njit(cache=True, inline="always")
@@ -184,10 +253,10 @@ def numbers_or(recs, ka, kb, q, pn0, dn0):
     there is no entry for it. (The entry's words are read here and decoded by entry_numbers:
     decoded here, with a return for each case, numba counted a reference to ``recs`` at every
     call, an atomic increment and decrement for each child a frame reads.)"""
-    s = find(recs, ka, kb)
+    s, nums, meta = lookup(recs, ka, kb)
     if s < 0:
         return pn0, dn0
-    return entry_numbers(recs[s, META], recs[s, NUMS], q)
+    return entry_numbers(meta, nums, q)
 
 
 @nb.njit(cache=True, inline="always")
@@ -208,8 +277,8 @@ def entry_numbers(meta, nums, q):
 @nb.njit(cache=True, inline="always")
 def entry_work(recs, ka, kb):
     """The work recorded in the table for (ka, kb); 0 when it is not there."""
-    s = find(recs, ka, kb)
-    return np.int64(0) if s < 0 else np.int64(recs[s, META] >> WORK_SHIFT)
+    _, _, meta = lookup(recs, ka, kb)
+    return np.int64(meta >> WORK_SHIFT)
 
 
 @nb.njit(cache=True, inline="always")
@@ -223,26 +292,30 @@ def entry_sequence(meta):
 def store(recs, filled, ka, kb, q, pn, dn, work, marks, sequence):
     """Record a search's result: a fact when it solved the question, else its numbers; the
     NO_VERDICT ``marks`` it found, and the first stone of a threat ``sequence`` that wins for the
-    player to move (-1: none found). (A Table's arrays, not the tuple: binding it cost reference
-    counts for each.)"""
+    player to move (-1: none found). The entry merged with is the one lookup() would take.
+    (A Table's arrays, not the tuple: binding it cost reference counts for each.)"""
     home = home_block(ka, kb, recs.shape[0] - 1)
     victim = home
     least = EMPTY
+    meta = K.ZERO
+    nums = UNKNOWN
+    found = False
     for s in range(home, home + WINDOW):
-        meta = recs[s, META]
-        if meta == 0 or (recs[s, KEY_A] == ka and recs[s, KEY_B] == kb):
+        m = recs[s, META]
+        if m == 0:
             victim = s
             break
-        if meta >> WORK_SHIFT < least:
-            least = meta >> WORK_SHIFT
+        if recs[s, KEY_A] == ka:
+            n = recs[s, NUMS]
+            if recs[s, KEY_B] ^ seal(ka, n, m) == kb:
+                victim, meta, nums, found = s, m, n, True
+                break
+        if m >> WORK_SHIFT < least:
+            least = m >> WORK_SHIFT
             victim = s
-    meta = recs[victim, META]
-    if meta == 0 or recs[victim, KEY_A] != ka or recs[victim, KEY_B] != kb:
-        if meta == 0:
+    if not found:
+        if recs[victim, META] == 0:
             filled[0] += 1
-        recs[victim, KEY_A] = ka
-        recs[victim, KEY_B] = kb
-        recs[victim, NUMS] = UNKNOWN
         meta = np.uint64(LO_HI_OPEN | q << 4)
     lo = np.int64(meta & np.uint64(3))
     hi = np.int64((meta >> np.uint64(2)) & np.uint64(3))
@@ -255,11 +328,45 @@ def store(recs, filled, ka, kb, q, pn, dn, work, marks, sequence):
     elif dn == 0:
         hi = min(hi, goal - 1)
     else:
-        recs[victim, NUMS] = np.uint64(pn) | (np.uint64(dn) << np.uint64(32))
+        nums = np.uint64(pn) | (np.uint64(dn) << np.uint64(32))
         flags = flags & ~np.uint64(16) | np.uint64(q << 4)
-    recs[victim, META] = (
-        ((meta >> WORK_SHIFT) + np.uint64(work)) << WORK_SHIFT | flags | np.uint64(hi << 2) | np.uint64(lo)
-    )
+    meta = ((meta >> WORK_SHIFT) + np.uint64(work)) << WORK_SHIFT | flags | np.uint64(hi << 2) | np.uint64(lo)
+    write_entry(recs, victim, ka, kb, nums, meta)
+
+
+@nb.njit(cache=True, inline="always")
+def mark_reported(recs, s, nums, meta, ka, kb, bit, marks, marks_filled):
+    """Whether the proof of (ka, kb) was handed out before (its REPORTED ``bit`` is set), and
+    mark it so now: in its entry (slot ``s`` of ``recs``, whose words lookup() read as ``nums``
+    and ``meta``; -1: no entry, no mark), or, where this process keeps its marks in a table of
+    its own (``marks`` has rows: Table.reported), there."""
+    if marks.shape[0] == 0:
+        if s < 0:
+            return False
+        if meta & bit != K.ZERO:
+            return True
+        write_entry(recs, s, ka, kb, nums, meta | bit)
+        return False
+    _, _, own = lookup(marks, ka, kb)
+    if own & bit != K.ZERO:
+        return True
+    store(marks, marks_filled, ka, kb, 0, 1, 1, 1, bit, -1)
+    return False
+
+
+@nb.njit(cache=True)
+def stored_keys(recs):
+    """The keys (key_a, key_b) and META of the entries in use of ``recs``, for tests and
+    benchmarks that read a table."""
+    used = np.flatnonzero(recs[:, META] != K.ZERO)
+    ka = np.empty(used.shape[0], np.uint64)
+    kb = np.empty(used.shape[0], np.uint64)
+    meta = np.empty(used.shape[0], np.uint64)
+    for i in range(used.shape[0]):
+        s = used[i]
+        ka[i], meta[i] = recs[s, KEY_A], recs[s, META]
+        kb[i] = recs[s, KEY_B] ^ seal(ka[i], recs[s, NUMS], meta[i])
+    return ka, kb, meta
 
 
 @nb.njit(cache=True)
@@ -280,7 +387,8 @@ def larger_table(tab):
         for s in range(window, window + WINDOW):
             if recs[s, META] == 0:
                 break
-            to = home_block(recs[s, KEY_A], recs[s, KEY_B], mask)
+            ka = recs[s, KEY_A]
+            to = home_block(ka, recs[s, KEY_B] ^ seal(ka, recs[s, NUMS], recs[s, META]), mask)
             if to == window:
                 to = stay
                 stay += 1
@@ -291,4 +399,4 @@ def larger_table(tab):
                 for w in range(4):
                     recs[to, w] = recs[s, w]
                     recs[s, w] = 0
-    return Table(recs, tab.filled, tab.arena, tab.seen)
+    return Table(recs, tab.filled, tab.arena, tab.seen, tab.reported, tab.reported_filled)
