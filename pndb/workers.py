@@ -144,18 +144,23 @@ def worker_main(conn, spec):
 
 
 class Router:
-    """Where a job goes: to the worker that last searched its ``home`` (the leaf it continues,
-    or the expanded leaf whose children it searches) when that worker has room, else to the
-    least loaded; that worker becomes the home of the job's leaves."""
+    """Where a job goes: with ``sticky`` (workers with tables of their own) to the worker that
+    last searched its ``home`` (the leaf it continues, or the expanded leaf whose children it
+    searches) when that worker has room, else to the least loaded; that worker becomes the home
+    of the job's leaves. Without (a shared table), always to the least loaded."""
 
-    def __init__(self):
+    def __init__(self, sticky=True):
+        self.sticky = sticky
         self.homes = OrderedDict()  # leaf key -> index of the worker that last searched it
 
     def choose(self, home, keys, loads):
         """The index of the worker for a job, given each worker's jobs in flight."""
+        least = min(range(len(loads)), key=loads.__getitem__)
+        if not self.sticky:
+            return least
         index = self.homes.get(home)
         if index is None or index >= len(loads) or loads[index] >= DEPTH:
-            index = min(range(len(loads)), key=loads.__getitem__)
+            index = least
         for key in (home, *keys):
             self.homes[key] = index
             self.homes.move_to_end(key)
@@ -189,10 +194,10 @@ class Pool:
     each, at most DEPTH jobs a member), tickets, the count of deaths, and a context manager
     that closes it. A pool provides send(member, ticket, job), wait(timeout) and close()."""
 
-    def __init__(self, members):
+    def __init__(self, members, sticky=True):
         self.members = members
         self.size = len(members)
-        self.router = Router()
+        self.router = Router(sticky)
         self.tickets = 0
         self.deaths = 0
 
@@ -280,7 +285,8 @@ class WorkerPool(Pool):
         first = Worker(self.context, spec, 0)
         if stagger:
             self.await_ready(first)
-        super().__init__([first] + [Worker(self.context, spec, i) for i in range(1, workers)])
+        others = [Worker(self.context, spec, i) for i in range(1, workers)]
+        super().__init__([first] + others, sticky=spec.region is None)
 
     def close(self):
         """Stop every worker: those between jobs end at once, those in a job are killed after a

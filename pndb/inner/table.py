@@ -22,7 +22,8 @@ entry therefore stores in KEY_B not the key's second half but that half XOR seal
 META), a mixing hash of the other three words, and lookup() reads NUMS and META once and takes
 the entry only when they and the keys agree with the seal: words of two different entries agree
 with a seal by chance alone (about 2^-64 a read), and the numbers and facts a reader takes are
-those it checked. (Lockless hashing as in chess programs, with the seal over the data words.)
+those it checked. (Lockless hashing as in chess programs, with the seal over the data words.) A
+worker killed in the middle of a write leaves an entry no seal matches: a miss, replaced as any.
 A worker's REPORTED marks are its own (Table.reported): a worker must not take another's proof
 as handed out before the owner has it.
 """
