@@ -202,3 +202,11 @@ def test_the_search_stops_when_its_monitor_says(tmp_path):
     stopped = lambda s: Interrupting(s, FakeClock())  # noqa: E731
     outcome, meta = solve_with(tmp_path / "b", "mnk:4,4,3", stopped, final_checkpoint=False)
     assert outcome.interrupted and not outcome.solved and meta["checkpoints"] == 1
+
+
+def test_workers_that_share_the_inner_table_each_see_all_of_it():
+    """Three workers with tables of their own get a third of the inner part each; sharing one
+    table, each maps the whole of it."""
+    settings = SolveSettings(memory_mb=1024, inner_mb=240, workers=3)
+    assert settings.memory(True, 0).table_mb == 80
+    assert settings.memory(True, 0, shared=True).table_mb == 240

@@ -8,7 +8,6 @@ import os
 import numpy as np
 import pytest
 
-from pndb.contracts import SharedRegion
 from pndb.inner.table import (
     META,
     NUMS,
@@ -131,3 +130,41 @@ def test_processes_storing_at_once_never_read_another_entrys_numbers():
         assert [p.exitcode for p in processes] == [0, 0, 0]
     finally:
         os.close(fd)
+
+
+def test_a_worker_continues_what_another_worker_searched():
+    """Two local workers share the table: a leaf searched by one worker and then by the other
+    has, after the second search, the work of both below it (with a table each, the second
+    worker would start the leaf from nothing)."""
+    from pndb.contracts import LeafJob
+    from pndb.games import load_game
+    from pndb.settings import SolveSettings
+    from pndb.workers import EvaluatorSpec, WorkerPool
+
+    game = load_game("connect4:5x4")
+    start = game.key(game.parse_moves("")[0])
+    leaves = [game.key(game.parse_moves(m)[0]) for m in ("1", "3")]
+    settings = SolveSettings(inner_mb=8, knowledge=False, workers=2)
+    spec = EvaluatorSpec(game.spec, game.rules_data(), settings, settings.memory(True, 0, shared=True), start)
+    budget = 3000
+
+    def run(jobs):
+        tickets = {pool.submit(LeafJob(keys=(k,), question=0, budget=budget), k, (k,)): k for k in jobs}
+        results = {}
+        while len(results) < len(tickets):
+            for done in pool.wait(5.0):
+                results[tickets[done.ticket]] = (done.result, done.worker)
+        return results
+
+    with WorkerPool(spec, 2, stagger=True) as pool:
+        assert pool.spec.region is not None
+        first = run(leaves)  # one leaf to each worker
+        assert {worker for _, worker in first.values()} == {0, 1}
+        leaf = next(k for k, (_, worker) in first.items() if worker == 1)
+        ((result, worker),) = run([leaf]).values()  # the least loaded: worker 0
+        assert worker == 0
+        assert result.pn[0] != 0 and result.dn[0] != 0, "the leaf must stay open for the test to mean much"
+        assert result.subtree[0] >= first[leaf][0].work[0] + result.work[0]
+        fd = pool.region_fd
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed with the pool
