@@ -1,9 +1,11 @@
 """Whole solves of two versions of pndb in one run, interleaved game by game (a shared, noisy
 machine then slows both alike): an earlier commit, unpacked with `git archive`, against the
 installed working tree (or a second commit). Each version has its own numba cache, warmed by a
-first small solve. Prints one line per game and version: wall seconds, CPU seconds (user +
-system of the solve's process: the figure to compare on a shared machine, whose other work
-stretches the wall clock), value, expansions, inner nodes, stored nodes and certificates.
+short solve of each game before anything is timed (WARM_SECONDS: kernels are compiled per
+family, so a warm-up of one game leaves another family's compile in the timed solve). Prints
+one line per game and version: wall seconds, CPU seconds (user + system of the solve's
+process: the figure to compare on a shared machine, whose other work stretches the wall
+clock), value, expansions, inner nodes, stored nodes and certificates.
 
     python bench/versions.py --before bf8e966 connect4:6x5 connect4:7x4 qango6:castle
     python bench/versions.py --before 688f356^ --after HEAD --max-seconds 120 qango6:tournament
@@ -21,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from solve import pndb_command, run_one
 
 REPO = Path(__file__).resolve().parent.parent
+WARM_SECONDS = 1  # the warm-up's cap (its clock leaves compiling out: the kernels it needs are compiled)
 
 
 def unpack(rev, into):
@@ -62,8 +65,9 @@ def main():
         for env in envs:  # compile each version's kernels before anything is timed
             os.environ.clear()
             os.environ.update(env)
-            run_one("connect4:4x4", tmp / "warm", None, ["--inner-nodes", "100"])
-            subprocess.run(["rm", "-rf", str(tmp / "warm")], check=True)
+            for game in args.games:
+                run_one(game, tmp / "warm", WARM_SECONDS, [])
+                subprocess.run(["rm", "-rf", str(tmp / "warm")], check=True)
         head = f"{'game':22} {'version':14} {'wall s':>8} {'cpu s':>8}"
         print(f"{head}  value, expansions, inner nodes, nodes, certs")
         for game in args.games:
