@@ -88,19 +88,24 @@ def physical_mb():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
 
 
+# The exceptions that are the user's input, not a defect (one line, exit 2): (module, class)
+USER_ERRORS = (
+    ("pndb.games.errors", "GameError"), ("pndb.games.errors", "MoveError"), ("pndb.store", "StoreError"),
+    ("pndb.book.format", "BookError"), ("pndb.book.walk", "ExportError"), ("pndb.api", "SettingsError"),
+    ("pndb.cluster", "ClusterError"), ("pndb.workers", "WorkerError"),
+)  # fmt: skip
+
+
 def user_errors():
-    """The exceptions that are the user's input, not a defect: one line, exit 2."""
-    import lmdb
-
-    from pndb.api import SettingsError
-    from pndb.book import BookError, ExportError
-    from pndb.cluster import ClusterError
-    from pndb.games import GameError, MoveError
-    from pndb.store import StoreError
-    from pndb.workers import WorkerError
-
-    errors = (GameError, MoveError, StoreError, BookError, ExportError, SettingsError, ClusterError, WorkerError)
-    return errors, lmdb.Error
+    """The classes of USER_ERRORS, and lmdb's error (a damaged database), of the modules this
+    process has loaded: an error whose module was never imported cannot have been raised, and
+    importing the modules of every command to name their errors cost each command's process
+    a tenth of a CPU second (pndb.cluster and pndb.workers load multiprocessing)."""
+    errors = tuple(
+        getattr(sys.modules[module], name) for module, name in USER_ERRORS if module in sys.modules
+    )
+    lmdb = sys.modules.get("lmdb")
+    return errors, lmdb.Error if lmdb is not None else ()
 
 
 class Cli(click.Group):
@@ -129,12 +134,11 @@ class Cli(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
-        errors, lmdb_error = user_errors()
         try:
             return super().invoke(ctx)
-        except errors as e:
+        except user_errors()[0] as e:  # (evaluated when an exception comes: after the command's imports)
             fail(e)
-        except lmdb_error as e:
+        except user_errors()[1] as e:
             fail(f"the database is damaged ({str(e).splitlines()[0]})")
         except MemoryError:
             fail("not enough memory (try a smaller --inner-mb)")

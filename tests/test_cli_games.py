@@ -208,6 +208,24 @@ def test_messages_name_the_problem():
     assert "opening rule" in assert_user_error(cli(*BAD["opening rule"]), silent=True)
 
 
+def test_a_solve_in_one_process_loads_no_worker_pool(tmp_path):
+    """The CLI names the user errors of the modules a command has loaded: importing every
+    module whose errors it names (the worker pool's, the cluster's) cost each process of
+    every command a tenth of a CPU second, multiprocessing included."""
+    db = tmp_path / "db"
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in ('pndb.cluster', 'pndb.workers', 'multiprocessing')"
+        " if m in sys.modules), file=sys.stderr))\n"
+        "from pndb.cli import main\n"
+        f"sys.argv = ['pndb', 'solve', 'tictactoe', '--db', {str(db)!r}, '--quiet']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
 # ---------------------------------------------------------------- the real console script
 
 
