@@ -226,6 +226,17 @@ def test_a_solve_in_one_process_loads_no_worker_pool(tmp_path):
     assert done.stderr.strip().splitlines()[-1] == "[]"
 
 
+def test_user_errors_name_exception_classes():
+    """Each (module, class) the CLI reports as a user error names an exception class (a renamed
+    or moved class would otherwise be reported as a defect, with a traceback)."""
+    import importlib
+
+    from pndb.cli import USER_ERRORS
+
+    for module, name in USER_ERRORS:
+        assert issubclass(getattr(importlib.import_module(module), name), Exception), (module, name)
+
+
 # ---------------------------------------------------------------- the real console script
 
 
