@@ -5,6 +5,7 @@ certificates and pass the independent verifier."""
 import json
 import random
 
+import numpy as np
 import pytest
 import reference as R
 from conftest import REF_NAME, cli, minimax, ok, ref
@@ -102,3 +103,32 @@ def test_random_positions_solved_with_knowledge_match_minimax(tmp_path):
     out = ok(cli("solve", spec, "--positions", tmp_path / "p.txt", "--inner-nodes", "300", "--quiet"))
     for (a, b), line in zip(lines, out.splitlines()):
         assert line.split()[1] == REF_NAME[R.minimax(g, a, b)], line
+
+
+def test_pairings_checked_together_agree_with_each_checked_alone():
+    """The export checks a batch's pairing certificates with numpy at once
+    (certificates_hold_of_many): on random mnk:5,4,4 positions it says what certificate_holds
+    says of each, for the certificates the game gives and for damaged ones (a pair dropped, a
+    cell twice, an occupied or off-board cell, a bad defender, a payload of even length)."""
+    from pndb.values import PAIRING, Certificate
+
+    game, g, rng = load_game("mnk:5,4,4"), ref("mnk:5,4,4"), random.Random(5)
+    positions, certs = [], []
+    for _ in range(300):
+        pos = random_position(g, rng, rng.randrange(10, 15))
+        if pos is None:
+            continue
+        for cert in game.certificates(Position(*pos)):
+            p = cert.payload
+            stone = next(c for c in range(20) if (pos[0] | pos[1]) >> c & 1)
+            variants = [p, p[:-2], p + p[1:3], p[:1] + bytes([stone]) + p[2:], p[:1] + bytes([70]) + p[2:],
+                        bytes([3]) + p[1:], p[:-1], p[:1]]  # fmt: skip
+            for payload in variants:
+                positions.append(pos)
+                certs.append(Certificate(PAIRING, payload))
+    a = np.array([p[0] for p in positions], np.uint64)
+    b = np.array([p[1] for p in positions], np.uint64)
+    together = game.certificates_hold_of_many(a, b, certs)
+    alone = [game.certificate_holds(Position(*p), c) for p, c in zip(positions, certs)]
+    assert together.tolist() == alone
+    assert 50 < sum(alone) < len(alone)

@@ -73,8 +73,9 @@ class StrategyWalker:
     The walk goes depth by depth (a position met again at a later depth is walked again: its
     records merge) and a depth's positions a batch at a time, as arrays of key halves: their
     nodes, proofs and certificates in one LMDB call each, their children in one kernel call,
-    the strategy's choices by numpy (a book has hundreds of thousands of positions; a call per
-    position cost most of the export's time)."""
+    the certificates checked by the game's own definitions together (certificates_hold_of_many)
+    and the strategy's choices by numpy (a book has hundreds of thousands of positions; a call
+    per position cost most of the export's time)."""
 
     view: object  # a store.ReadView with the game
     certs: dict = field(default_factory=dict)  # key -> {Certificate}
@@ -123,18 +124,6 @@ class StrategyWalker:
             lo, hi = intersect((lo, hi), (v.lo, v.hi))
         return lo, hi
 
-    def certificate_for(self, key, certs, fact):
-        """One of ``certs`` (stored for ``key``) that proves what ``fact`` needs, or None;
-        checked by the game's own definitions before it goes into a book."""
-        game = self.view.game
-        for cert in certs:
-            v = game.certificate_value(cert)
-            if good_for(v.lo, v.hi, fact):
-                if not game.certificate_holds(game.position(key), cert):
-                    raise ExportError(f"position {key.hex()}: its stored certificate does not hold")
-                return cert
-        return None
-
     def owner_move(self, key, fact, proof, children):
         """The strategy owner's move at ``key``: from its proof record, else one that ends the
         game as ``fact`` needs (proofs store no record where a stone wins at once), else a good
@@ -178,15 +167,22 @@ class StrategyWalker:
         lo = np.maximum(nodes["lo"], proofs["lo"]).astype(np.int64)
         hi = np.minimum(nodes["hi"], proofs["hi"]).astype(np.int64)
         decided = np.zeros(len(keys), bool)
+        chosen = {}  # row -> the first certificate stored there that proves what fact needs
         for i in np.flatnonzero([k in stored for k in keys]).tolist() if stored else ():
-            certs = stored[keys[i]]
-            for cert in certs:
+            for cert in stored[keys[i]]:
                 v = game.certificate_value(cert)
                 lo[i], hi[i] = intersect((lo[i], hi[i]), (v.lo, v.hi))
-            cert = self.certificate_for(keys[i], certs, fact)
-            if cert is not None:
+                if i not in chosen and good_for(v.lo, v.hi, fact):
+                    chosen[i] = cert
+        if chosen:
+            rows = np.fromiter(chosen, np.int64, len(chosen))
+            holds = game.certificates_hold_of_many(a[rows], b[rows], list(chosen.values()))
+            if not holds.all():
+                key = keys[rows[np.argmin(holds)]]
+                raise ExportError(f"position {key.hex()}: its stored certificate does not hold")
+            for i, cert in chosen.items():
                 self.certs.setdefault(keys[i], set()).add(cert)
-                decided[i] = True
+            decided[rows] = True
         self.record(a[decided], b[decided], np.full(decided.sum(), NO_MOVE), lo[decided], hi[decided], fact)
         owner = ~decided & (game.first_to_move_of_many(a, b) == fact.proven)
         moves = np.full(len(keys), NO_MOVE, np.int64)
@@ -246,8 +242,12 @@ class StrategyWalker:
 
 
 def any_of(statuses, wanted):
-    """Where ``statuses`` (an array) is one of ``wanted`` (a few statuses)."""
-    return np.logical_or.reduce([statuses == s for s in wanted])
+    """Where ``statuses`` (an array) is one of ``wanted`` (statuses of finished or decided
+    positions, not ONGOING), one look-up per entry: a value that is no status (the unused end
+    of a row of children) counts as none of them, ONGOING's entry below and the last above."""
+    table = np.zeros(len(Status) + 1, bool)
+    table[list(wanted)] = True
+    return table.take(statuses, mode="clip")
 
 
 def distinct(a, b):

@@ -98,3 +98,9 @@ class PerPosition:
         damaged proof record's move), as a bool array."""
         pairs = zip(self.positions_of(a, b), np.asarray(moves).tolist())
         return np.array([m not in self.legal_moves(p) for p, m in pairs], bool)
+
+    def certificates_hold_of_many(self, a, b, certs):
+        """Where each of ``certs`` holds at the position of its canonical key (arrays of key
+        halves), as a bool array: certificate_holds of each."""
+        pairs = zip(self.positions_of(a, b), certs)
+        return np.array([self.certificate_holds(p, c) for p, c in pairs], bool)

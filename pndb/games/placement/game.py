@@ -24,6 +24,7 @@ from pndb.values import NO_MOVE, PAIRING, Certificate, Status, Value
 # 6x5 need fewer expansions with them everywhere; bench/connect4_rules.py --solve measures it)
 C4_RULES_MAX_EMPTY = 42
 C4_RULES_NODES = 2000  # chosen-set search nodes per win condition (more decided nothing more)
+PAIRINGS_AT_ONCE = 512  # pairings checked by one numpy step (arrays of them x patterns x pairs)
 
 
 class Position(NamedTuple):
@@ -351,6 +352,44 @@ class Game:
         pairs = np.array([(1 << x) | (1 << y) for x, y in zip(cells[::2], cells[1::2])], np.uint64)
         masks = self.pattern_masks[self.pattern_masks & np.uint64(defender) == 0]
         return bool((masks[:, None] & pairs[None, :] == pairs[None, :]).any(axis=1).all())
+
+    def certificates_hold_of_many(self, a, b, certs):
+        """Where each of ``certs`` holds at the position of its canonical key (arrays of key
+        halves), as a bool array: certificate_holds of each, the pairings checked by numpy
+        together (the same definition; a book's walk checks tens of thousands), those of
+        equally many pairs at once, any other kind one by one."""
+        holds = np.zeros(len(certs), bool)
+        groups = {}
+        for i, cert in enumerate(certs):
+            if cert.kind == PAIRING and not self.gravity and len(cert.payload) % 2 == 1:
+                groups.setdefault(len(cert.payload), []).append(i)
+            elif cert.kind != PAIRING:
+                holds[i] = self.certificate_holds(Position(int(a[i]), int(b[i])), cert)
+        for size, rows in groups.items():
+            for start in range(0, len(rows), PAIRINGS_AT_ONCE):
+                at = np.array(rows[start : start + PAIRINGS_AT_ONCE])
+                payloads = np.frombuffer(b"".join(certs[i].payload for i in at), np.uint8).reshape(-1, size)
+                holds[at] = self.pairings_hold(a[at], b[at], payloads[:, 0], payloads[:, 1:])
+        return holds
+
+    def pairings_hold(self, a, b, defenders, cells):
+        """certificate_holds of pairing payloads (``defenders``, the pairs' ``cells``: one row
+        of 2k cells each) at the positions of key halves ``a``, ``b``."""
+        playable = np.zeros(256, bool)
+        playable[list(self.cells)] = True
+        ok = (defenders == 1) | (defenders == 2)
+        ok &= playable[cells].all(axis=1)
+        shift = np.where(playable[cells], cells, 0).astype(np.uint64)
+        ok &= ((((a | b)[:, None] >> shift) & np.uint64(1)) == 0).all(axis=1)
+        ordered = np.sort(cells, axis=1)
+        ok &= (ordered[:, 1:] != ordered[:, :-1]).all(axis=1)
+        bits = np.uint64(1) << shift
+        pairs = bits[:, 0::2] | bits[:, 1::2]
+        defender = np.where(defenders == 1, a, b)
+        masks = self.pattern_masks
+        free = (masks[None, :] & defender[:, None]) == 0  # the patterns the defender must break
+        paired = ((masks[None, :, None] & pairs[:, None, :]) == pairs[:, None, :]).any(axis=2)
+        return ok & (paired | ~free).all(axis=1)
 
     @cached_property
     def pattern_masks(self):
