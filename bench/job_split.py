@@ -54,14 +54,14 @@ def main(argv=None):
 
     def search(s):
         return solve_one(
-            start[0], start[0], job.question, s.tables, s.rules, s.steps, s.table, s.stack, job.budget,
-            EPS, s.pair_budget,
+            start[0], start[0], job.question, s.tables, s.rules, s.placement, s.steps, s.table, s.stack,
+            job.budget, EPS, s.pair_budget,
         )[2]  # fmt: skip
 
     def numba_job(s):
         found = run_job(
-            job.keys_a, job.keys_b, job.question, s.tables, s.rules, s.steps, s.table, s.stack, job.budget,
-            EPS, False, False, s.pair_budget, s.pair_budget, int(inner.INF), int(inner.INF),
+            job.keys_a, job.keys_b, job.question, s.tables, s.rules, s.placement, s.steps, s.table, s.stack,
+            job.budget, EPS, False, False, s.pair_budget, s.pair_budget, int(inner.INF), int(inner.INF),
         )  # fmt: skip
         return int(found[2][0])
 

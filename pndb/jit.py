@@ -27,7 +27,12 @@ one call site passes a constant and another a variable is compiled twice (pass
 before a loop that reassigns it types the call in the loop both ways. And a kernel called from
 another is a library of its own, whose machine code every caller's library links in,
 optimizes and compiles again, and so on up: an inlined kernel (``inline="always"``) adds no
-level.
+level, but is typed and lowered again at every call site (the small helpers of Allis' rules,
+called at up to 67 sites, are plain kernels that LLVM inlines; those that take arrays stay
+inlined, a call would pay their reference counts). numba drops a branch on ``x is not None``
+before it compiles the branch's calls only where the argument x is None: an array argument
+rules out nothing (pndb.inner.frames.search_frames). A slice assignment between arrays
+(``a[:n] = b``) compiles numba's shape-error message, about 5 CPU s: a loop does not.
 """
 
 import ast

@@ -208,7 +208,7 @@ def keep_line(lines, row, tried, cell_images, s):
 
 
 @nb.njit(cache=True, inline="always")  # inlined: a library of its own compiles search_frames again (jit)
-def solve_one(ka, kb, q, t, rules, steps, tab, st, budget, eps, pair_budget, th_pn=INF, th_dn=INF):
+def solve_one(ka, kb, q, t, rules, placement, steps, tab, st, budget, eps, pair_budget, th_pn=INF, th_dn=INF):
     """(pn, dn, nodes, table) of an ongoing position after at most ``budget`` nodes of df-pn,
     or fewer once its pn reaches ``th_pn`` or its dn ``th_dn`` (INF: no threshold); the table is
     the one given, or a larger one when it grew.
@@ -244,8 +244,8 @@ def solve_one(ka, kb, q, t, rules, steps, tab, st, budget, eps, pair_budget, th_
     while True:
         grow = tab.recs.shape[0] < tab.arena.shape[0]
         depth, counter, pn, dn, full = search_frames(
-            q, t, rules, steps, tab.recs, tab.filled, tab.seen, grow, st, budget, eps, pair_budget, first0,
-            stones0, depth, counter, entering,
+            q, t, rules, placement, steps, tab.recs, tab.filled, tab.seen, grow, st, budget, eps, pair_budget,
+            first0, stones0, depth, counter, entering,
         )  # fmt: skip
         if full:
             tab = larger_table(tab)
@@ -256,18 +256,21 @@ def solve_one(ka, kb, q, t, rules, steps, tab, st, budget, eps, pair_budget, th_
 
 @nb.njit(cache=True)
 def search_frames(
-    q, t, rules, steps, recs, filled, seen, grow, st, budget, eps, pair_budget, first0, stones0, depth,
-    counter, entering,
+    q, t, rules, placement, steps, recs, filled, seen, grow, st, budget, eps, pair_budget, first0, stones0,
+    depth, counter, entering,
 ):
     """Run solve_one's frames from ``depth`` (``entering``: its frame is new) until the root's
     frame returns, or until a frame's store fills the table half when it may ``grow``.
     Returns (depth, counter, the root's pn and dn once depth is -1, whether the table is full).
 
-    ``rules``: the Connect Four rules' lines (t.rules_lines) with gravity, None without. Its type
-    tells the family at compile time: numba drops the branches on ``rules is None`` that the
-    type rules out before it compiles their calls, so a game without gravity never compiles
-    Allis' rules, and one with gravity neither pairings nor threat sequences (each family's
-    search compiles in about half the time of both).
+    ``rules``: the Connect Four rules' lines (t.rules_lines) with gravity, None without;
+    ``placement``: None with gravity, True without. Their types tell the family at compile time:
+    numba drops a branch on ``x is not None`` before it compiles its calls only where x is None
+    (an argument's type rules out nothing else), so the branches of Allis' rules ask ``rules``
+    and those of pairings, threat sequences and dead cells ``placement``: a game without
+    gravity never compiles Allis' rules, and one with gravity none of the others (each family's
+    search compiles in about half the time of both; with the one argument, ``rules is None``,
+    Connect Four compiled the others too: 20 of its 154 CPU s of compiles, bench/cold_start.py).
 
     One function, in sections marked ``# ---- 1.`` to ``5.``: a call from its loop would pass
     the solver's tuples, and pay atomic reference counts for every array they hold (see the
@@ -337,7 +340,7 @@ def search_frames(
             st_sequence_move[depth] = -1
             if own_threats & legal != K.ZERO:
                 n = DECIDED_FOR_MOVER
-            elif rules is None and sequences:
+            elif placement is not None and sequences:
                 if depth > 0 and st_opponent_sequence[depth - 1] == SEQUENCE_NONE:  # the parent showed none
                     st_marks[depth] = NO_SEQUENCE
                 else:
@@ -368,14 +371,14 @@ def search_frames(
             if n == 0 and pair_budget != 0:
                 if knowledge_asked(a, b, t.cell_mask, t.gravity, t.rules_limits, st.knowledge_skip, False):
                     decided, mark, _ = knowledge_decides(
-                        a, b, q, t, rules, pair_budget, recs, st.certificate, st.knowledge_tries,
+                        a, b, q, t, rules, placement, pair_budget, recs, st.certificate, st.knowledge_tries,
                         st.pairs, st.cover, False,
                     )  # fmt: skip
                     st_marks[depth] |= mark
                     if decided != 0:
                         st_marks[depth] |= KNOWLEDGE_DECIDED << np.uint64(q)
                         n = DECIDED_FOR_MOVER if (decided == 1) == first else DECIDED_AGAINST_MOVER
-                if rules is None and n == 0:  # moves on dead cells dropped (patterns.prune_dead)
+                if placement is not None and n == 0:  # moves on dead cells dropped (patterns.prune_dead)
                     legal = P.prune_dead(a, b, t, legal)
             # ---- 1c. the children: one per symmetry class, each keyed unless the table cannot hold it
             if n == 0:
@@ -561,7 +564,7 @@ def search_frames(
         child_far = th_far - far + best_far if th_far < INF else INF
         st_last[depth] = best
         d = depth + 1
-        if rules is None and st_opponent_sequence[depth] == SEQUENCE_UNASKED:
+        if placement is not None and st_opponent_sequence[depth] == SEQUENCE_UNASKED:
             # whether the opponent, were it to move here, has a threat sequence: if not, it has
             # none after any stone of the mover, so the children this frame enters need not ask
             a = st_img[depth, 0]

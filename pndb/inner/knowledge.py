@@ -60,7 +60,7 @@ def knowledge_asked(a, b, cell_mask, gravity, rules_limits, skip, everywhere):
 
 
 @nb.njit(cache=True, inline="always")  # inlined: a call would pass every array of Tables
-def knowledge_decides(a, b, q, t, rules, pair_budget, recs, cert, tries, pairs, cover, everywhere):
+def knowledge_decides(a, b, q, t, rules, placement, pair_budget, recs, cert, tries, pairs, cover, everywhere):
     """(1 when the game's knowledge proves question q at (a, b), -1 when it disproves it, else 0;
     the NO_VERDICT mark to store for (a, b); when it decides, the size of the certificate it
     wrote into ``cert`` (the Stack's certificate): a kind byte, then the payload of
@@ -70,8 +70,9 @@ def knowledge_decides(a, b, q, t, rules, pair_budget, recs, cert, tries, pairs, 
     Without gravity a pairing: for q0 one of the second player (the first never completes a
     pattern: disproven), for q1 one of the first player (the second never does: proven). In
     Connect Four Allis' rules (pndb.games.connect4): ``rules``, their lines (t.rules_lines)
-    with gravity, None without (see search_frames). ``pair_budget``: the nodes of a
-    pairing search (the rules take theirs from t.rules_limits[0], as the outer search does).
+    with gravity, None without, and ``placement`` None with gravity (see search_frames).
+    ``pair_budget``: the nodes of a pairing search (the rules take theirs from
+    t.rules_limits[0], as the outer search does).
 
     The search (not ``everywhere``) counts the positions it evaluates and their decisions by
     number of empty cells in ``tries``. A position the table has marked for q is not
@@ -80,10 +81,11 @@ def knowledge_decides(a, b, q, t, rules, pair_budget, recs, cert, tries, pairs, 
     mark = NO_VERDICT << np.uint64(q)
     if lookup(recs, a, b)[2] & mark != K.ZERO:
         return 0, mark, 0
-    if rules is None:  # (the evaluations are calls that pass only the arrays they read)
+    found, size = 0, 0
+    if placement is not None:  # (the evaluations are calls that pass only the arrays they read)
         found, size = pairing_decides(a, b, q, t, pair_budget, pairs, cover, cert)
         cert[0] = PAIRING
-    else:
+    if rules is not None:
         w, h = t.columns.shape
         found, size = C.nb_decides(w, h, rules, a, b, t.rules_limits[0], q, cert[1:])
         cert[0] = C.CERTIFICATE_KIND

@@ -90,7 +90,8 @@ def known_good_child(n, cs, ca, cb, q, proven, recs):
 @nb.njit(cache=True)
 def grown(x, size):
     out = np.empty(size, x.dtype)
-    out[: x.shape[0]] = x
+    for i in range(x.shape[0]):  # (a loop: a slice assignment compiles numba's shape-error message)
+        out[i] = x[i]
     return out
 
 
@@ -232,7 +233,7 @@ def push_move(w, out, a, b, found, cert):
 
 
 @nb.njit(cache=True, inline="always")  # inlined into run_job, as solve_one is
-def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_budget):
+def extract_proof(ka, kb, q, proven, t, rules, placement, steps, tab, st, eps, out, pair_budget):
     """Append to the buffers ``out`` the owner's move at each owner-to-move position of the
     proof (or disproof) tree of the solved position (ka, kb), and CERTIFIED with the
     certificate instead of a move at each position knowledge decides.
@@ -255,8 +256,9 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
     nodes = 0
     while True:
         event = walk_proof(
-            q, proven, t, rules, tab.recs, tab.reported, tab.reported_filled, st, out, seen, w, pair_budget
-        )
+            q, proven, t, rules, placement, tab.recs, tab.reported, tab.reported_filled, st, out, seen, w,
+            pair_budget,
+        )  # fmt: skip
         if event == WALK_DONE:
             return out, nodes, tab
         if event == WALK_ROOM:
@@ -268,7 +270,9 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
         # after that, each child on its own, most promising first
         a, b, n = w.stopped[0], w.stopped[1], w.at[1]
         ca, cb, cs = w.ca, w.cb, w.cs
-        _, _, used, tab = solve_one(a, b, q, t, rules, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF)
+        _, _, used, tab = solve_one(
+            a, b, q, t, rules, placement, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
+        )
         nodes += used
         found = known_good_child(n, cs, ca, cb, q, proven, tab.recs)
         if found < 0:
@@ -280,7 +284,7 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
                 if cs[i] != K.ONGOING:
                     continue
                 pn, dn, used, tab = solve_one(
-                    ca[i], cb[i], q, t, rules, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
+                    ca[i], cb[i], q, t, rules, placement, steps, tab, st, NO_LIMIT, eps, pair_budget, INF, INF
                 )
                 nodes += used
                 if (pn == 0) if proven else (dn == 0):
@@ -292,14 +296,14 @@ def extract_proof(ka, kb, q, proven, t, rules, steps, tab, st, eps, out, pair_bu
 
 
 @nb.njit(cache=True)
-def walk_proof(q, proven, t, rules, recs, marks, marks_filled, st, out, seen, w, pair_budget):
+def walk_proof(q, proven, t, rules, placement, recs, marks, marks_filled, st, out, seen, w, pair_budget):
     """extract_proof's walk over the positions of w's stack (each read once: ``seen``), until
     all are read (WALK_DONE), the buffers ``out`` or ``seen`` need room (WALK_ROOM), or an
     owner's position needs a search (WALK_SEARCH: w.stopped holds it, w its children). It runs
     with arrays that never change (extract_proof grows them and searches between its calls):
     an array variable a loop reassigns costs atomic reference counts at every use, which took
-    half of the extraction's time. ``rules``: as search_frames'; ``marks``, ``marks_filled``:
-    where this process keeps its REPORTED marks (Table.reported)."""
+    half of the extraction's time. ``rules``, ``placement``: as search_frames'; ``marks``,
+    ``marks_filled``: where this process keeps its REPORTED marks (Table.reported)."""
     reported = REPORTED << np.uint64(q)
     # a pairing only disproves q0 and proves q1: for the other owner it is not worth asking
     ask = pair_budget if t.gravity[0] == 1 or proven == (q == 1) else 0
@@ -347,8 +351,9 @@ def walk_proof(q, proven, t, rules, recs, marks, marks_filled, st, out, seen, w,
         if asked and not settled_by_children(n, cs, q, proven, owner):
             if s < 0 or meta & (KNOWLEDGE_DECIDED * np.uint64(3)) != K.ZERO:
                 verdict, _, size = knowledge_decides(
-                    a, b, q, t, rules, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover, True
-                )
+                    a, b, q, t, rules, placement, ask, recs, cert, st.knowledge_tries, st.pairs, st.cover,
+                    True,
+                )  # fmt: skip
                 if verdict == (1 if proven else -1):
                     record(out, a, b, np.int64(CERTIFIED), cert, size)
                     continue
@@ -360,7 +365,7 @@ def walk_proof(q, proven, t, rules, recs, marks, marks_filled, st, out, seen, w,
             found = decided_good_child(n, cs, q, proven)
             cell = -1 if found >= 0 or s < 0 else entry_sequence(meta)
             unknown = s < 0 or meta & NO_SEQUENCE == K.ZERO
-            if rules is None and found < 0 and cell < 0 and unknown:
+            if placement is not None and found < 0 and cell < 0 and unknown:
                 cell = sequence_move(
                     a, b, threat_depth, levels, tried, board, forbidden, cap, win_masks, by_cell, counts
                 )  # fmt: skip

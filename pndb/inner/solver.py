@@ -73,6 +73,7 @@ def run_job(
     q,
     t,
     rules,
+    placement,
     steps,
     tab,
     st,
@@ -106,16 +107,18 @@ def run_job(
             work[i] = 1
         else:
             pns[i], dns[i], work[i], tab = solve_one(
-                keys_a[i], keys_b[i], q, t, rules, steps, tab, st, budget, eps, pair_budget, th_pn, th_dn
-            )
+                keys_a[i], keys_b[i], q, t, rules, placement, steps, tab, st, budget, eps, pair_budget, th_pn,
+                th_dn,
+            )  # fmt: skip
         # proofs are read with knowledge whenever the search may have used them (in this job or
         # an earlier one whose table entries it reads)
         if pns[i] == 0 or dns[i] == 0:
             proven = pns[i] == 0
             before = out.used[0]
             out, nodes, tab = extract_proof(
-                keys_a[i], keys_b[i], q, proven, t, rules, steps, tab, st, eps, out, proof_pair_budget
-            )
+                keys_a[i], keys_b[i], q, proven, t, rules, placement, steps, tab, st, eps, out,
+                proof_pair_budget,
+            )  # fmt: skip
             work[i] += nodes
             if owner.shape[0] < out.key_a.shape[0]:
                 owner = grown(owner, out.key_a.shape[0])
@@ -175,6 +178,7 @@ class InnerSolver:
         self.tables = game.tables
         # the family's knowledge, compiled for it alone (search_frames): Allis' rules with gravity
         self.rules = game.tables.rules_lines if game.gravity else None
+        self.placement = None if game.gravity else True
         self.threat_depth = P.default_threat_depth() if threat_depth is None else int(threat_depth)
         # pairing strategies decide positions of games without gravity (pndb.games.placement.patterns),
         # Allis' rules those of Connect Four (where the game has rules tables)
@@ -235,7 +239,7 @@ class InnerSolver:
         self.stack.knowledge_skip[:] = self.knowledge_skip[q]
         pns, dns, work, count, out, owner, self.table, subtree = run_job(
             np.asarray(job.keys_a, np.uint64), np.asarray(job.keys_b, np.uint64), q,
-            self.tables, self.rules, self.steps, self.table, self.stack, int(budget), EPS,
+            self.tables, self.rules, self.placement, self.steps, self.table, self.stack, int(budget), EPS,
             bool(job.stop_on_proof), bool(job.stop_on_disproof),
             self.pair_budget, self.pair_budget,
             min(int(job.th_pn), int(INF)), min(int(job.th_dn), int(INF)),

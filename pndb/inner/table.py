@@ -381,7 +381,9 @@ def larger_table(tab):
     old = tab.recs.shape[0]
     recs = tab.arena[: min(tab.arena.shape[0], 4 * old)]
     if tab.recs.ctypes.data != recs.ctypes.data:
-        recs[:old] = tab.recs
+        for s in range(old):  # (a loop: a slice assignment compiles numba's shape-error message, ~5 s)
+            for w in range(recs.shape[1]):
+                recs[s, w] = tab.recs[s, w]
     mask = recs.shape[0] - 1
     for window in range(0, old, WINDOW):
         stay = window  # the next slot of the window for an entry that stays in it

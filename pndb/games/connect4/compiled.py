@@ -127,18 +127,18 @@ ROW_MASKS = 9
 # evaluator over Allis' full node graph).
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lowest(x):
     """Index of the lowest set bit of a nonzero uint64."""
     return popcount((x & (~x + ONE)) - ONE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _b(s):
     return ONE << np.uint64(s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nb_empty(region, s):
     return s >= 0 and (region >> np.uint64(s)) & ONE != ZERO
 
@@ -166,12 +166,12 @@ def _nb_group_cells(line, occupied, region, cells, emp):
     return nc, k if own else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nb_below(w, h, s):
     return s + w if s // w < h - 1 else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nb_above(w, s):
     return s - w if s // w > 0 else -1
 
@@ -339,8 +339,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             lo = _nb_below(w, h, s)
             if lo >= 0 and _nb_claimeven(w, h, region, top, lo, s):
                 claims[0] = _b(s)
-                if _nb_solves(solved, count, claims, 1, above, 0, through):
-                    _nb_new(ints, masks, count, 1, (lo, s))
+                if _nb_solves(solved, count, claims, np.int64(1), above, np.int64(0), through):
+                    _nb_new(ints, masks, count, np.int64(1), (lo, s))
                     masks[count, MASK_SQUARES] = _b(lo) | _b(s)
                     masks[count, MASK_CLAIMEVEN_LOWER] = _b(lo)
                     count += 1
@@ -351,8 +351,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 x, y = playable[i], playable[j]
                 if x < y:
                     claims[0] = _b(x) | _b(y)
-                    if _nb_solves(solved, count, claims, 1, above, 0, through):
-                        _nb_new(ints, masks, count, 2, (x, y))
+                    if _nb_solves(solved, count, claims, np.int64(1), above, np.int64(0), through):
+                        _nb_new(ints, masks, count, np.int64(2), (x, y))
                         masks[count, MASK_SQUARES] = _b(x) | _b(y)
                         count += 1
     # Vertical (rule 3)
@@ -362,8 +362,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             lo = _nb_below(w, h, s)
             if lo >= 0 and _nb_vertical(w, h, region, top, lo, s):
                 claims[0] = _b(lo) | _b(s)
-                if _nb_solves(solved, count, claims, 1, above, 0, through):
-                    _nb_new(ints, masks, count, 3, (lo, s))
+                if _nb_solves(solved, count, claims, np.int64(1), above, np.int64(0), through):
+                    _nb_new(ints, masks, count, np.int64(3), (lo, s))
                     masks[count, MASK_SQUARES] = _b(lo) | _b(s)
                     count += 1
     # Lowinverse (5) and Highinverse (6): column parts, lowest-index (highest) square first
@@ -394,8 +394,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         claims[0] = _b(u1) | _b(u2)
                         claims[1] = _b(l1) | _b(u1)
                         claims[2] = _b(l2) | _b(u2)
-                        if _nb_solves(solved, count, claims, 3, above, 0, through):
-                            _nb_new(ints, masks, count, 5, (l1, u1, l2, u2))
+                        if _nb_solves(solved, count, claims, np.int64(3), above, np.int64(0), through):
+                            _nb_new(ints, masks, count, np.int64(5), (l1, u1, l2, u2))
                             masks[count, MASK_SQUARES] = _b(l1) | _b(u1) | _b(l2) | _b(u2)
                             below = _nb_cols_below(w, h, l1) | _nb_cols_below(w, h, l2)
                             masks[count, MASK_INVERSE_BELOW] = below
@@ -419,8 +419,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         if _nb_playable(w, h, region, occupied, a2):
                             claims[nc] = _b(a2) | _b(e1)
                             nc += 1
-                        if _nb_solves(solved, count, claims, nc, above, 0, through):
-                            _nb_new(ints, masks, count, 6, (a1, b1, e1, a2, b2, e2))
+                        if _nb_solves(solved, count, claims, nc, above, np.int64(0), through):
+                            _nb_new(ints, masks, count, np.int64(6), (a1, b1, e1, a2, b2, e2))
                             masks[count, MASK_SQUARES] = _b(a1) | _b(b1) | _b(e1) | _b(a2) | _b(b2) | _b(e2)
                             below = _nb_cols_below(w, h, a1) | _nb_cols_below(w, h, a2)
                             masks[count, MASK_INVERSE_BELOW] = below
@@ -440,8 +440,8 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                         continue
                     claims[0] = _b(p1) | _b(q)
                     claims[1] = _b(p2) | _b(p3)
-                    if _nb_solves(solved, count, claims, 2, above, 0, through):
-                        _nb_new(ints, masks, count, 7, (p1, p2, p3, q))
+                    if _nb_solves(solved, count, claims, np.int64(2), above, np.int64(0), through):
+                        _nb_new(ints, masks, count, np.int64(7), (p1, p2, p3, q))
                         masks[count, MASK_SQUARES] = _b(p1) | _b(p2) | _b(p3) | _b(q)
                         masks[count, MASK_CLAIMEVEN_LOWER] = _b(p2)
                         count += 1
@@ -465,7 +465,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
                 if lo < 0 or not _nb_claimeven(w, h, region, top, lo, emp[t]):
                     ok = False
             if ok:
-                _nb_new(ints, masks, count, 4, (cells[0], cells[1], cells[2], cells[3]))
+                _nb_new(ints, masks, count, np.int64(4), (cells[0], cells[1], cells[2], cells[3]))
                 sq = ZERO
                 celow = ZERO
                 for t in range(k):
@@ -497,7 +497,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             total *= nopt[t]
         for code in range(total):
             _nb_digits(code, nopt, k, digits)
-            _nb_new(ints, masks, count, 8, (cells[0], cells[1], cells[2], cells[3]))
+            _nb_new(ints, masks, count, np.int64(8), (cells[0], cells[1], cells[2], cells[3]))
             ints[count, ROW_NCELLS] = 4 + 2 * k
             sq = ZERO
             celow = ZERO
@@ -525,7 +525,7 @@ def _nb_instances(w, h, region, occupied, opponent, top, lines, problems, rule_m
             ints[count, ROW_NPARTS] = k
             masks[count, MASK_SQUARES] = sq
             masks[count, MASK_CLAIMEVEN_LOWER] = celow
-            count += _nb_solves(solved, count, claims, k + 1, above, 0, through)
+            count += _nb_solves(solved, count, claims, k + 1, above, np.int64(0), through)
     if rule_mask >> 9 & 1:
         count = _nb_specialbefores(
             w, h, region, occupied, opponent, top, lines, playable[:npl], ints, masks, solved, count, through
@@ -564,7 +564,7 @@ def _nb_specialbefores(
             s0 = emp[i0]
             if not _nb_playable(w, h, region, occupied, s0):
                 continue
-            no = 0
+            no = np.int64(0)  # (not the literal 0: the calls below would compile twice, jit)
             total = 1
             for t in range(k):
                 s = emp[t]
@@ -590,7 +590,7 @@ def _nb_specialbefores(
                     continue
                 for code in range(total):
                     _nb_digits(code, nopt, no, digits)
-                    _nb_new(ints, masks, count, 9, (cells[0], cells[1], cells[2], cells[3], s0, xs))
+                    _nb_new(ints, masks, count, np.int64(9), (cells[0], cells[1], cells[2], cells[3], s0, xs))
                     ints[count, ROW_NCELLS] = 6 + 2 * no
                     sq = _b(s0) | _b(xs)
                     celow = ZERO
@@ -616,7 +616,7 @@ def _nb_specialbefores(
                     ints[count, ROW_NPARTS] = 2 + no
                     masks[count, MASK_SQUARES] = sq
                     masks[count, MASK_CLAIMEVEN_LOWER] = celow
-                    count += _nb_solves(solved, count, claims, 2 + no, above, 0, through)
+                    count += _nb_solves(solved, count, claims, 2 + no, above, np.int64(0), through)
     return count
 
 
@@ -859,7 +859,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
         seen &= seen - ONE
         ntries += 1
     if rule_mask >> 10 & 1:
-        lows = empties & ~over_empty & _nb_every_second_row(w, h, 1)  # directly playable, odd row
+        lows = empties & ~over_empty & _nb_every_second_row(w, h, np.int64(1))  # directly playable, odd row
         crossings = rows & over_empty
         start = ntries
         for i in range(ntwos):
@@ -936,7 +936,7 @@ def _nb_evaluate(w, h, lines, a, b, rule_mask, max_nodes):
     return _nb_no_verdict()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nb_every_second_row(w, h, first):
     """The cells of rows first, first + 2, ... (counted from the top)."""
     rows = ZERO
@@ -945,7 +945,7 @@ def _nb_every_second_row(w, h, first):
     return rows
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nb_no_verdict():
     """:func:`_nb_evaluate`'s result when it finds no chosen set."""
     return 0, -1, np.zeros((0, ROW_INTS), np.int64), np.zeros((0, 1), np.uint64), np.zeros(0, np.uint64)
