@@ -327,7 +327,7 @@ def test_table_seen_bits_cover_every_position_stored(spec, nodes):
     """Table.seen has the bit of every position the table holds, so that a child whose bit is
     clear is truly not in it: after searches that fill the table past its first size (it grows,
     and keeps the bits), and mid-game jobs on the same table."""
-    from pndb.inner.table import seen_bit
+    from pndb.inner.table import seen_bit, stored_keys
 
     g = load_game(spec)
     solver = InnerSolver(g, 64)
@@ -335,11 +335,11 @@ def test_table_seen_bits_cover_every_position_stored(spec, nodes):
     solver.run(InnerJob(start, start, 0, nodes))
     ka, kb = keys_of(g, [(a, b) for a, b, _ in sample(spec, 40, 8, 14, 3)])
     solver.run(InnerJob(ka, kb, 1, 2_000))
-    recs, seen = solver.table.recs, solver.table.seen
+    seen = solver.table.seen
     orbit_hash = solver.steps.orbit_hash
-    stored = recs[recs[:, 3] != 0]
-    assert len(stored) > 1000
-    for a, b in stored[:, :2]:
+    keys_a, keys_b, _ = stored_keys(solver.table.recs)
+    assert len(keys_a) > 1000
+    for a, b in zip(keys_a, keys_b):
         word, bit = seen_bit(np.uint64(K.orbit_hash_of(a, b, orbit_hash)))
         assert int(seen[word]) & int(bit)
 
@@ -350,7 +350,7 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
     which proof extraction plays without searching the sequence again, wins the game for the
     position's player to move: minimax at every entry holding one, after searches of both
     questions."""
-    from pndb.inner.table import KEY_A, KEY_B, META, entry_sequence
+    from pndb.inner.table import entry_sequence, stored_keys
 
     g = load_game(spec)
     solver = InnerSolver(g, 64)
@@ -358,9 +358,8 @@ def test_stored_sequence_stones_win_for_the_player_to_move(spec):
     ka, kb = keys_of(g, [(a, b) for a, b, _ in items])
     for q in (0, 1):
         search(solver, ka, kb, q, budget=300)
-    recs = solver.table.recs
     checked = 0
-    for a, b, meta in recs[recs[:, META] != 0][:, [KEY_A, KEY_B, META]].tolist():
+    for a, b, meta in zip(*(column.tolist() for column in stored_keys(solver.table.recs))):
         cell = int(entry_sequence(np.uint64(meta)))
         if cell < 0:
             continue
@@ -553,7 +552,8 @@ def test_table_grows_in_place_as_if_every_entry_were_stored_anew():
         assert windows.all(axis=1).any() and (windows.sum(axis=1) == 1).any() and (~windows).all(axis=1).any()
         expected = np.zeros((grown, 4), np.uint64)
         for entry in old[old[:, 3] != 0]:
-            home = table.home_block(entry[0], entry[1], grown - 1)
+            kb = entry[table.KEY_B] ^ table.seal(entry[table.KEY_A], entry[table.NUMS], entry[table.META])
+            home = table.home_block(entry[0], kb, grown - 1)
             slot = home
             while expected[slot, 3] != 0:
                 slot += 1
