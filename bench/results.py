@@ -114,8 +114,19 @@ def main():
     ]
     if left:
         lines += ["", f"Not solved within {args.max_seconds:.0f} s each: {', '.join(f'`{g}`' for g in left)}."]
-    args.out.write_text("\n".join(lines) + "\n")
+    args.out.write_text("\n".join(lines) + "\n" + long_solves(args.out))
     print(f"wrote {args.out}")
+
+
+LONG_SOLVES = "\n## Long solves\n"
+
+
+def long_solves(path):
+    """The file's "Long solves" section, kept as it is: solves of hours, each run by hand with
+    the command its row gives, which this script does not repeat."""
+    text = path.read_text() if path.exists() else ""
+    at = text.find(LONG_SOLVES)
+    return "" if at < 0 else text[at:]
 
 
 if __name__ == "__main__":
