@@ -120,9 +120,9 @@ REPORTED_MB = 16  # a worker's own table of REPORTED marks beside a shared table
 
 
 def shared_table(region):
-    """A table in ``region`` (a contracts.SharedRegion), shared with the other processes that map it: its entries the
-    largest power of two that fits, never grown (grow needs room only this process writes), its
-    REPORTED marks in a table of this process (REPORTED_MB)."""
+    """A table in ``region`` (a contracts.SharedRegion), shared with the other processes that
+    map it: its entries the largest power of two that fits, never grown (grow needs room only
+    this process writes), its REPORTED marks in a table of this process (REPORTED_MB)."""
     entries = 1 << ((region.bytes // ENTRY_BYTES).bit_length() - 1)
     fd = os.open(region.path, os.O_RDWR)
     try:
